@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Time is simulated time in integer nanoseconds. Integer time keeps runs exactly
+// reproducible: no rounding depends on the order in which events were added.
+type Time int64
+
+// Common durations in simulated time.
+const (
+	Nanosecond  Time = 1
+	Microsecond      = 1000 * Nanosecond
+	Millisecond      = 1000 * Microsecond
+	Second           = 1000 * Millisecond
+	Minute           = 60 * Second
+	Hour             = 60 * Minute
+	// Never is a time later than any event; it marks "not scheduled".
+	Never Time = math.MaxInt64
+)
+
+// Seconds returns t in seconds.
+func (t Time) Seconds() float64 { return float64(t) / 1e9 }
+
+// String formats t like a Go duration ("1.5s", "3h0m0s").
+func (t Time) String() string {
+	if t == Never {
+		return "never"
+	}
+	return time.Duration(t).String()
+}
+
+// FromSeconds converts seconds to simulated time, rounding to the nearest nanosecond.
+// It saturates at Never so that absurd inputs cannot wrap around.
+func FromSeconds(s float64) Time {
+	ns := s * 1e9
+	if ns >= math.MaxInt64 {
+		return Never
+	}
+	if ns <= math.MinInt64 {
+		return math.MinInt64
+	}
+	return Time(math.Round(ns))
+}
+
+// TransferTime is the time to move size bytes at rate bytes/s, rounded up to a
+// whole nanosecond so that a transfer never takes zero time unless size is zero.
+func TransferTime(size int64, rate float64) Time {
+	if size <= 0 {
+		return 0
+	}
+	if rate <= 0 || math.IsInf(rate, 1) {
+		return 0
+	}
+	return Time(math.Ceil(float64(size) * 1e9 / rate))
+}
+
+func (t Time) check() error {
+	if t < 0 {
+		return fmt.Errorf("negative time %d", int64(t))
+	}
+	return nil
+}
