@@ -1,0 +1,78 @@
+package sim
+
+// FailureDist selects the failure process of the nodes.
+type FailureDist int
+
+// The failure processes.
+const (
+	NoFailures FailureDist = iota
+	Exponential
+	Weibull
+	TraceFailures
+	ScriptedFailures
+)
+
+// Placement maps objects onto the application's nodes.
+type Placement int
+
+// The placement policies.
+const (
+	// Block gives each node a contiguous range of object ids (neighbours share a node).
+	Block Placement = iota
+	// RoundRobin deals objects to nodes in turn.
+	RoundRobin
+)
+
+// ScriptedFailure is one planned failure: of Node at time At, or when the
+// workload's progress first reaches Progress (a fraction in [0, 1]).
+type ScriptedFailure struct {
+	Node       NodeID
+	At         Time
+	Progress   float64
+	ByProgress bool
+}
+
+// Config is the cluster in simulator units. The experiment layer builds it from a
+// scenario; tests build it directly.
+type Config struct {
+	Nodes, Spares, Cores int
+	Rate                 float64 // operations per second per core
+	Memory               int64   // bytes per node (for reporting memory pressure)
+	SpareBoot            Time    // a spare is usable this long after it is taken
+	Repair               Time    // a failed node rejoins the spare pool after this; 0 = never
+	Placement            Placement
+
+	Latency   Time
+	Bandwidth float64 // bytes/s per interface and direction
+	CPULoad   float64 // fraction of a core a transfer at full bandwidth keeps busy, each end
+
+	MemBandwidth, DiskBandwidth    float64
+	PFSBandwidth, PFSNodeBandwidth float64 // aggregate, and per-writer cap (0 = none)
+	PFSLatency                     Time
+
+	Failures     FailureDist
+	NodeMTBF     Time
+	WeibullShape float64
+	Planned      []ScriptedFailure // the trace or the script
+
+	OracleDetection bool // fixed detection delay instead of heartbeats
+	DetectDelay     Time
+	HBPeriod        Time
+	HBTimeout       Time
+	HBBytes         int64
+
+	Limit Time   // stop the simulation at this time if the workload has not finished; 0 = never
+	Seed  uint64 // the run seed all random streams derive from
+}
+
+// DefaultConfig is a small, fast cluster: 4 single-core nodes at 1 Gop/s on a
+// 10 GB/s, 1 µs network, no failures, oracle detection.
+func DefaultConfig() Config {
+	return Config{
+		Nodes: 4, Cores: 1, Rate: 1e9, Memory: 64 << 30,
+		Latency: Microsecond, Bandwidth: 10e9,
+		MemBandwidth: 10e9, DiskBandwidth: 500e6, PFSBandwidth: 100e9, PFSLatency: Millisecond,
+		OracleDetection: true, HBPeriod: Second, HBTimeout: 3 * Second, HBBytes: 64,
+		Seed: 1,
+	}
+}

@@ -1,0 +1,119 @@
+package sim
+
+// task is work occupying one core: an object's handler or protocol CPU work.
+type task struct {
+	node NodeID
+	inc  uint32 // node incarnation when started
+	obj  ObjID  // None for protocol work
+	fn   func() // protocol work's continuation
+}
+
+// sysTask is protocol CPU work waiting for a core.
+type sysTask struct {
+	d  Time
+	fn func()
+}
+
+// ChargeCPU occupies a core of node n for d (protocol work such as storing a
+// duplicate or packing a checkpoint), ahead of queued application work, then
+// calls fn. Nothing is called if n fails first.
+func (rt *Runtime) ChargeCPU(n NodeID, d Time, fn func()) {
+	nd := &rt.nodes[n]
+	if nd.state == nodeFailed {
+		return
+	}
+	nd.sys.push(sysTask{d: d, fn: fn})
+	rt.kick(n)
+}
+
+// kick starts queued work on node n's idle cores.
+func (rt *Runtime) kick(n NodeID) {
+	nd := &rt.nodes[n]
+	if nd.state != nodeActive {
+		return
+	}
+	for nd.busy < rt.cfg.Cores {
+		if nd.sys.len() > 0 {
+			s := nd.sys.pop()
+			nd.busy++
+			t := rt.tasks.put(task{node: n, inc: nd.inc, obj: None, fn: s.fn})
+			rt.eng.After(s.d, rt.kCoreDone, int32(n), int64(t))
+			continue
+		}
+		if rt.appPaused || nd.ready.len() == 0 {
+			return
+		}
+		id := nd.ready.pop()
+		o := &rt.objs[id]
+		o.queued = false
+		if !o.dispatchable(n) {
+			continue
+		}
+		rt.runObject(n, id)
+	}
+}
+
+// runObject runs one handler of object id on node n: the real code runs now,
+// the core stays busy for the compute the handler charged.
+func (rt *Runtime) runObject(n NodeID, id ObjID) {
+	nd := &rt.nodes[n]
+	o := &rt.objs[id]
+	c := &rt.ctx
+	c.self, c.node, c.start, c.elapsed, c.cur = id, n, rt.eng.now, 0, nil
+	if o.needStart {
+		o.needStart = false
+		o.obj.Start(c)
+	} else {
+		m := o.inbox.pop()
+		c.cur = m
+		c.elapsed = rt.cpuCost(m.Size)
+		rt.proto.OnDispatch(m)
+		o.obj.Handle(c, m)
+		c.cur = nil
+	}
+	o.running = true
+	nd.busy++
+	rt.running++
+	t := rt.tasks.put(task{node: n, inc: nd.inc, obj: id})
+	rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
+}
+
+func (rt *Runtime) onCoreDone(ev Event) {
+	t := rt.tasks.take(int32(ev.J))
+	nd := &rt.nodes[t.node]
+	if nd.inc != t.inc {
+		return // the node failed while this task ran: its work is lost
+	}
+	nd.busy--
+	if t.obj == None {
+		t.fn()
+		rt.kick(t.node)
+		return
+	}
+	o := &rt.objs[t.obj]
+	if o.running && o.node == t.node {
+		o.running = false
+		rt.running--
+		rt.setProgress(t.obj, o.obj.Progress())
+		rt.proto.OnHandled(t.obj)
+		if fns := o.idle; len(fns) > 0 {
+			o.idle = nil
+			for _, fn := range fns {
+				fn()
+			}
+		}
+		rt.ready(t.obj)
+	}
+	rt.kick(t.node)
+	rt.checkQuiet()
+}
+
+// ready queues object id on its node if it has something to run.
+func (rt *Runtime) ready(id ObjID) {
+	o := &rt.objs[id]
+	if o.queued || o.running || o.lost || o.paused || (!o.needStart && o.inbox.len() == 0) {
+		return
+	}
+	o.queued = true
+	rt.nodes[o.node].ready.push(id)
+}

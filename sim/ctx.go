@@ -1,0 +1,61 @@
+package sim
+
+// Ctx is what a handler sees while it runs: the clock of its own task, the
+// compute it charges and the messages it sends. The handler's real code runs
+// at once, when the task starts on a core; its modeled duration is the compute
+// it charged, and each send leaves at the task-local time it was made, so a
+// handler that computes borders, sends them, then computes its centre overlaps
+// communication with computation exactly as the borders-first graph intends.
+type Ctx struct {
+	rt      *Runtime
+	self    ObjID
+	node    NodeID
+	start   Time
+	elapsed Time
+	cur     *Message
+}
+
+// Now is the task-local simulated time: task start plus compute charged so far.
+func (c *Ctx) Now() Time { return c.start + c.elapsed }
+
+// Self is the object being run.
+func (c *Ctx) Self() ObjID { return c.self }
+
+// Node is the node the object runs on.
+func (c *Ctx) Node() NodeID { return c.node }
+
+// Current is the message being handled, nil in Start.
+func (c *Ctx) Current() *Message { return c.cur }
+
+// NumObjects is the number of objects of the application.
+func (c *Ctx) NumObjects() int { return len(c.rt.objs) }
+
+// Compute charges ops operations of modeled work at the node's core rate.
+func (c *Ctx) Compute(ops float64) {
+	if ops > 0 {
+		c.elapsed += FromSeconds(ops / c.rt.cfg.Rate)
+	}
+}
+
+// Spend charges a modeled duration directly.
+func (c *Ctx) Spend(d Time) {
+	if d > 0 {
+		c.elapsed += d
+	}
+}
+
+// Send sends an application message of modeled size bytes with a real payload to
+// object dst. The sender's CPU cost of the transfer (network.cpu_load) is charged
+// to this task before the message leaves.
+func (c *Ctx) Send(dst ObjID, tag int32, size int64, payload []byte) {
+	rt := c.rt
+	c.elapsed += rt.cpuCost(size)
+	m := &Message{Src: c.self, Dst: dst, Tag: tag, Size: size, Payload: payload,
+		Epoch: rt.epoch, SentAt: c.Now(), From: c.node}
+	m.Hdr.Inc = rt.objs[c.self].inc
+	rt.stats.AppMsgs++
+	rt.stats.AppBytes += size
+	if rt.proto.OnSend(m) {
+		rt.transmit(m)
+	}
+}

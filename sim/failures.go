@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Recovery is the record of one failure: when it struck, when it was detected
+// and when the application had regained the progress it had when it struck.
+type Recovery struct {
+	Node        NodeID
+	FailedAt    Time
+	DetectedAt  Time // Never if the run ended first
+	RecoveredAt Time // Never if the run ended first
+	mark        int64
+	objects     []ObjID
+	wasSpare    bool
+}
+
+// startFailureClock draws node n's next failure from its own stream. The
+// stream is named by the node alone, so the trace a node sees depends on the
+// seed and the node, not on the protocol or on other nodes.
+func (rt *Runtime) startFailureClock(n NodeID) {
+	nd := &rt.nodes[n]
+	var d float64
+	switch rt.cfg.Failures {
+	case Exponential:
+		d = rt.failStream(n).ExpFloat64() * float64(rt.cfg.NodeMTBF)
+	case Weibull:
+		k := rt.cfg.WeibullShape
+		eta := float64(rt.cfg.NodeMTBF) / math.Gamma(1+1/k)
+		u := rt.failStream(n).Float64()
+		d = eta * math.Pow(-math.Log1p(-u), 1/k)
+	default:
+		return
+	}
+	if d >= float64(Never-rt.eng.now) {
+		return
+	}
+	rt.eng.Schedule(rt.eng.now+Time(d), rt.kFail, int32(n), int64(nd.inc))
+}
+
+// failStream returns node n's failure stream, created on first use and kept, so
+// that successive lives of a node draw successive numbers.
+func (rt *Runtime) failStream(n NodeID) *rand.Rand {
+	if rt.failRNG == nil {
+		rt.failRNG = make(map[NodeID]*rand.Rand)
+	}
+	s := rt.failRNG[n]
+	if s == nil {
+		s = rt.eng.Stream("failure", uint64(n))
+		rt.failRNG[n] = s
+	}
+	return s
+}
+
+func (rt *Runtime) onFail(ev Event) {
+	n := NodeID(ev.I)
+	nd := &rt.nodes[n]
+	if ev.J >= 0 && uint32(ev.J) != nd.inc {
+		return // a clock of an earlier life
+	}
+	if nd.state == nodeFailed || nd.state == nodeSpare || rt.finished {
+		rt.stats.IgnoredFailures++ // planned failures of dead or idle nodes change nothing
+		return
+	}
+	rt.failNode(n)
+}
+
+// failNode applies fail-stop semantics to node n now: its objects, queues,
+// stored data and in-progress work are gone, and its failure will be detected.
+func (rt *Runtime) failNode(n NodeID) {
+	nd := &rt.nodes[n]
+	now := rt.eng.now
+	wasSpare := nd.state != nodeActive
+	rt.stats.Failures++
+	rt.countHeartbeats(n, now)
+	nd.failAt = append(nd.failAt, now)
+	nd.inc++
+	nd.state = nodeFailed
+	nd.busy = 0
+	nd.ready.clear()
+	nd.sys.clear()
+	for k := range nd.mem {
+		rt.stats.memTotal[k] -= nd.mem[k]
+		nd.mem[k] = 0
+	}
+	rt.pfs.dropNode(rt, n)
+
+	mark := rt.progress
+	var objs []ObjID
+	for i := range rt.objs {
+		o := &rt.objs[i]
+		if o.node != n || o.lost {
+			continue
+		}
+		objs = append(objs, ObjID(i))
+		if o.running {
+			o.running = false
+			rt.running--
+		}
+		o.lost, o.queued, o.migrating = true, false, false
+		o.idle = nil
+		rt.discardInbox(o)
+		rt.setProgress(ObjID(i), 0)
+	}
+	rec := Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never,
+		mark: mark, objects: objs, wasSpare: wasSpare}
+	rt.failRecs = append(rt.failRecs, rec)
+	idx := len(rt.failRecs) - 1
+	rt.eng.Schedule(rt.detectTime(n, now), rt.kDetect, int32(n), int64(idx))
+	if rt.cfg.Repair > 0 {
+		rt.eng.After(rt.cfg.Repair, rt.kRepair, int32(n), 0)
+	}
+	rt.checkQuiet()
+}
+
+// detectTime is when the failure of node n at time f is detected. With
+// heartbeats, n sent one every period since it was powered on; the monitor
+// declares it dead a timeout after the last heartbeat it received.
+func (rt *Runtime) detectTime(n NodeID, f Time) Time {
+	if rt.cfg.OracleDetection {
+		return f + rt.cfg.DetectDelay
+	}
+	a := rt.nodes[n].activeSince
+	p := rt.cfg.HBPeriod
+	k := (f - a) / p
+	last := a + k*p
+	if last >= f && k > 0 {
+		last -= p // a heartbeat due at the instant of failure is not sent
+	}
+	return last + rt.cfg.Latency + rt.cfg.HBTimeout
+}
+
+// countHeartbeats adds the heartbeats node n sent since it was powered on.
+func (rt *Runtime) countHeartbeats(n NodeID, until Time) {
+	if rt.cfg.OracleDetection {
+		return
+	}
+	nd := &rt.nodes[n]
+	if nd.state != nodeActive && nd.state != nodeBooting {
+		return
+	}
+	p := rt.cfg.HBPeriod
+	beats := int64((until - nd.activeSince + p - 1) / p)
+	rt.stats.HeartbeatMsgs += beats
+	rt.stats.HeartbeatBytes += beats * rt.cfg.HBBytes
+}
+
+func (rt *Runtime) onDetect(ev Event) {
+	rec := &rt.failRecs[ev.J]
+	rec.DetectedAt = rt.eng.now
+	rt.stats.Detected++
+	if !rec.wasSpare {
+		rt.open = append(rt.open, int(ev.J))
+	}
+	rt.proto.OnFailure(Failure{Node: rec.Node, At: rec.FailedAt, DetectedAt: rec.DetectedAt,
+		Objects: rec.objects, WasSpare: rec.wasSpare})
+	rt.closeRecoveries()
+}
+
+// closeRecoveries marks detected failures as recovered once the application's
+// progress is back where it was when they struck.
+func (rt *Runtime) closeRecoveries() {
+	out := rt.open[:0]
+	for _, i := range rt.open {
+		r := &rt.failRecs[i]
+		if rt.progress >= r.mark && rt.eng.now > r.DetectedAt {
+			r.RecoveredAt = rt.eng.now
+			continue
+		}
+		out = append(out, i)
+	}
+	rt.open = out
+}
+
+// FailNow makes node n fail at once (tests and protocols that model a crash).
+func (rt *Runtime) FailNow(n NodeID) { rt.eng.Schedule(rt.eng.now, rt.kFail, int32(n), -1) }

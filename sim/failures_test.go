@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+// idle returns a workload that never finishes on its own: the run lasts until
+// cfg.Limit, so failure processes can be observed.
+func idle(n int) *scriptWL { return &scriptWL{n: n, total: 1} }
+
+func TestHeartbeatDetectionDelay(t *testing.T) {
+	cases := []struct {
+		failAt, want Time
+	}{
+		{10*Second + 500*Millisecond, 10*Second + 2*Microsecond + 3*Second}, // last heartbeat at 10 s
+		{10 * Second, 9*Second + 2*Microsecond + 3*Second},                  // the 10 s heartbeat is not sent
+		{1, 2*Microsecond + 3*Second},                                       // only the heartbeat at power-on
+	}
+	for _, c := range cases {
+		cfg := testConfig(2)
+		cfg.OracleDetection = false
+		cfg.Failures = ScriptedFailures
+		cfg.Planned = []ScriptedFailure{{Node: 1, At: c.failAt}}
+		cfg.Limit = 20 * Second
+		p := &recordProto{}
+		rt, _ := New(cfg, idle(2), p)
+		res := rt.Run()
+		if len(p.failures) != 1 || p.failures[0].DetectedAt != c.want || p.failures[0].At != c.failAt {
+			t.Fatalf("failure at %v: got %+v, want detection at %v", c.failAt, p.failures, c.want)
+		}
+		// the run ends when nothing is left to do, at the detection; node 0 beat every
+		// second until then, node 1 until it failed
+		beats := int64((res.Makespan+Second-1)/Second) + int64((c.failAt+Second-1)/Second)
+		if res.Makespan != c.want || res.Stats.HeartbeatMsgs != beats || res.Stats.HeartbeatBytes != 64*beats {
+			t.Errorf("end %v, heartbeats %d (%d B), want %d", res.Makespan, res.Stats.HeartbeatMsgs, res.Stats.HeartbeatBytes, beats)
+		}
+	}
+}
+
+// Fail-stop: a message whose last byte left before the failure is delivered; one
+// still leaving is lost; the failed node's objects are lost and reported.
+func TestFailStopLosesExactlyWhatItShould(t *testing.T) {
+	var log []recv
+	wl := &scriptWL{n: 3, total: 10, log: &log}
+	wl.start = func(c *Ctx) {
+		if c.Self() == 1 { // on node 1: two messages to object 0, leaving 0..1000 and 1000..2000
+			c.Send(0, 1, 1000, nil)
+			c.Send(0, 2, 1000, nil)
+		}
+	}
+	cfg := testConfig(3)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: 1500}}
+	cfg.DetectDelay = Millisecond
+	cfg.Limit = Second
+	p := &recordProto{}
+	rt, _ := New(cfg, wl, p)
+	res := rt.Run()
+	if len(log) != 1 || log[0].tag != 1 {
+		t.Fatalf("received %+v, want only the message fully sent before the failure", log)
+	}
+	if res.Stats.LostMsgs != 1 {
+		t.Errorf("lost %d messages, want 1", res.Stats.LostMsgs)
+	}
+	if len(p.failures) != 1 || !reflect.DeepEqual(p.failures[0].Objects, []ObjID{1}) ||
+		p.failures[0].DetectedAt != 1500+Millisecond {
+		t.Fatalf("failure report %+v", p.failures)
+	}
+	if !rt.Lost(1) || rt.Lost(0) || rt.Alive(1) {
+		t.Error("object 1 must be lost with node 1, object 0 not")
+	}
+}
+
+// A message to a node that fails before it arrives is lost, and a planned
+// failure of a dead node changes nothing.
+func TestMessageToFailedNodeIsLost(t *testing.T) {
+	var log []recv
+	wl := &scriptWL{n: 2, total: 10, log: &log, start: only0(func(c *Ctx) { c.Send(1, 0, 10000, nil) })}
+	cfg := testConfig(2)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: 5000}, {Node: 1, At: 6000}}
+	cfg.Limit = Second
+	rt, _ := New(cfg, wl, &recordProto{})
+	res := rt.Run()
+	if len(log) != 0 || res.Stats.LostMsgs != 1 || res.Stats.Failures != 1 || res.Stats.IgnoredFailures != 1 {
+		t.Fatalf("log %v, stats %+v", log, res.Stats)
+	}
+}
+
+// Each node keeps its own failure clock: node 3's failure time does not depend
+// on how many other nodes there are.
+func TestPerNodeFailureClocks(t *testing.T) {
+	at := func(nodes int) Time {
+		cfg := testConfig(nodes)
+		cfg.Failures = Exponential
+		cfg.NodeMTBF = Hour
+		cfg.Limit = 1000 * Hour
+		p := &recordProto{}
+		rt, _ := New(cfg, idle(1), p)
+		rt.Run()
+		for _, f := range p.failures {
+			if f.Node == 3 {
+				return f.At
+			}
+		}
+		t.Fatal("node 3 never failed")
+		return 0
+	}
+	if a, b := at(4), at(50); a != b {
+		t.Fatalf("node 3 fails at %v with 4 nodes but %v with 50", a, b)
+	}
+}
+
+// The first failure of each of many fresh nodes follows the configured
+// distribution: its mean is the node MTBF for exponential and for Weibull
+// (whose scale is η = MTBF/Γ(1+1/k)), within 4 standard errors.
+func TestFailureDistributionMeans(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		dist  FailureDist
+		shape float64
+	}{{"exponential", Exponential, 0}, {"weibull k=0.7", Weibull, 0.7}, {"weibull k=2", Weibull, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 20000
+			cfg := testConfig(n)
+			cfg.Failures = tc.dist
+			cfg.WeibullShape = tc.shape
+			cfg.NodeMTBF = 1000 * Hour
+			cfg.Limit = Never - 1
+			p := &recordProto{}
+			rt, _ := New(cfg, idle(1), p)
+			rt.Run()
+			if len(p.failures) != n {
+				t.Fatalf("%d failures, want %d", len(p.failures), n)
+			}
+			var sum, sq float64
+			for _, f := range p.failures {
+				x := f.At.Seconds()
+				sum += x
+				sq += x * x
+			}
+			mean := sum / n
+			sd := math.Sqrt(sq/n - mean*mean)
+			want := (1000 * Hour).Seconds()
+			if math.Abs(mean-want) > 4*sd/math.Sqrt(n) {
+				t.Fatalf("mean %.4g s, want %.4g s ± %.3g", mean, want, 4*sd/math.Sqrt(n))
+			}
+			if tc.dist == Weibull {
+				// the variance pins the shape: Var = η²[Γ(1+2/k) − Γ(1+1/k)²]
+				k := tc.shape
+				eta := want / math.Gamma(1+1/k)
+				wantSD := eta * math.Sqrt(math.Gamma(1+2/k)-math.Pow(math.Gamma(1+1/k), 2))
+				if math.Abs(sd-wantSD)/wantSD > 0.05 {
+					t.Fatalf("sd %.4g, want %.4g", sd, wantSD)
+				}
+			}
+		})
+	}
+}
+
+// A spare taken after a failure becomes usable after the boot delay.
+func TestSpareBoot(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.Spares = 1
+	cfg.SpareBoot = 5 * Second
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}}
+	cfg.Limit = Minute
+	var readyAt Time = -1
+	var got NodeID = None
+	p := &recordProto{}
+	var rt *Runtime
+	p.onFail = func(f Failure) {
+		if !rt.TakeSpare(func(n NodeID) { readyAt, got = rt.Now(), n }) {
+			t.Fatal("no spare")
+		}
+		if rt.TakeSpare(func(NodeID) {}) {
+			t.Fatal("second spare from a pool of one")
+		}
+	}
+	rt, _ = New(cfg, idle(2), p)
+	rt.Run()
+	if got != 2 || readyAt != 6*Second {
+		t.Fatalf("spare %d ready at %v, want node 2 at 6s", got, readyAt)
+	}
+}
+
+// N nodes writing S bytes each to the parallel file system at once share its
+// aggregate bandwidth: all finish after latency + N·S/B.
+func TestPFSSharedBandwidth(t *testing.T) {
+	cfg := testConfig(4)
+	cfg.PFSBandwidth = 1e9
+	cfg.PFSLatency = Millisecond
+	cfg.Limit = Minute
+	var done []Time
+	p := &recordProto{}
+	rt, _ := New(cfg, idle(4), p)
+	rt.At(0, func() {
+		for n := 0; n < 4; n++ {
+			rt.StorageWrite(NodeID(n), PFS, 1e6, func(ok bool) { done = append(done, rt.Now()) })
+		}
+		// a later, smaller writer joins at 2 ms and shares from then on
+		rt.At(2*Millisecond, func() {
+			rt.StorageWrite(0, Disk, 5e5, func(ok bool) { done = append(done, rt.Now()) })
+		})
+	})
+	rt.Run()
+	// disk: 5e5 B at 500 MB/s = 1 ms after 2 ms
+	want := []Time{3 * Millisecond, 5 * Millisecond, 5 * Millisecond, 5 * Millisecond, 5 * Millisecond}
+	if !reflect.DeepEqual(done, want) {
+		t.Fatalf("completions %v, want %v", done, want)
+	}
+}
+
+// A run is a pure function of (configuration, seed).
+func TestDeterminism(t *testing.T) {
+	run := func(seed uint64) Result {
+		wl := &scriptWL{n: 16, total: 2000}
+		wl.start = func(c *Ctx) { c.Send((c.Self()+1)%16, 0, 100, nil) }
+		wl.on = func(c *Ctx, o *scriptObj, m *Message) {
+			c.Compute(float64(1000 + 37*int(c.Self())))
+			c.Send((c.Self()+ObjID(o.got%5)+1)%16, 0, 64+o.got, nil)
+			o.data += int64(c.Now()) % 1000
+		}
+		cfg := testConfig(4)
+		cfg.Failures = Exponential
+		cfg.NodeMTBF = 10 * Millisecond
+		cfg.Seed = seed
+		cfg.Limit = Second
+		rt, _ := New(cfg, wl, &recordProto{})
+		return rt.Run()
+	}
+	a, b := run(7), run(7)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("same seed, different results")
+	}
+	if len(a.Recoveries) == 0 {
+		t.Fatal("no failures: the test does not exercise the failure stream")
+	}
+	if c := run(8); reflect.DeepEqual(a.Recoveries, c.Recoveries) {
+		t.Fatal("different seeds, same failures")
+	}
+}

@@ -1,0 +1,145 @@
+package sim
+
+type nodeState uint8
+
+const (
+	nodeSpare   nodeState = iota // idle in the pool, cold: its failure clock is stopped
+	nodeBooting                  // taken from the pool, not yet usable
+	nodeActive                   // usable
+	nodeFailed                   // dead until repaired
+)
+
+// node is the state of one physical node: its interfaces, cores, storage queues
+// and the incarnation that tells stale events from current ones.
+type node struct {
+	state       nodeState
+	inc         uint32 // bumped at every failure: events and messages of older incarnations are void
+	failAt      []Time // failAt[k] is when incarnation k failed
+	activeSince Time
+
+	outFree, inFree Time // network interface, each direction: busy until
+	diskFree        Time
+	memFree         Time
+
+	busy  int // cores running a task
+	ready queueOf[ObjID]
+	sys   queueOf[sysTask]
+	mem   [numMemKinds]int64
+}
+
+// queueOf is a FIFO that reuses its backing array.
+type queueOf[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *queueOf[T]) push(v T) { q.items = append(q.items, v) }
+func (q *queueOf[T]) len() int { return len(q.items) - q.head }
+func (q *queueOf[T]) pop() T {
+	v := q.items[q.head]
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	if q.head == len(q.items) {
+		q.items = q.items[:0]
+		q.head = 0
+	}
+	return v
+}
+func (q *queueOf[T]) clear() {
+	clear(q.items)
+	q.items = q.items[:0]
+	q.head = 0
+}
+
+// Alive reports whether node n is up (active, booting or an idle spare).
+func (rt *Runtime) Alive(n NodeID) bool { return rt.nodes[n].state != nodeFailed }
+
+// Incarnation is node n's incarnation number: it changes when n fails, so a
+// protocol can tell whether a copy it stored on n is still there.
+func (rt *Runtime) Incarnation(n NodeID) uint32 { return rt.nodes[n].inc }
+
+// NumNodes is the number of physical nodes, spares included.
+func (rt *Runtime) NumNodes() int { return len(rt.nodes) }
+
+// Slots returns the application's nodes in rank order. The slice is the
+// runtime's own: copy it before changing it.
+func (rt *Runtime) Slots() []NodeID { return rt.slots }
+
+// SetSlots replaces the application's nodes (after a shrink or a replacement);
+// call Place or SetNode afterwards to move objects.
+func (rt *Runtime) SetSlots(s []NodeID) { rt.slots = append(rt.slots[:0], s...) }
+
+// ReplaceSlot puts node repl in the place of node old, and moves the objects
+// placed on old to repl (without restoring them).
+func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
+	for i, n := range rt.slots {
+		if n == old {
+			rt.slots[i] = repl
+		}
+	}
+	for i := range rt.objs {
+		if rt.objs[i].node == old {
+			rt.objs[i].node = repl
+		}
+	}
+}
+
+// RemoveSlot drops node n from the application's nodes (restart on fewer nodes).
+func (rt *Runtime) RemoveSlot(n NodeID) {
+	out := rt.slots[:0]
+	for _, s := range rt.slots {
+		if s != n {
+			out = append(out, s)
+		}
+	}
+	rt.slots = out
+}
+
+// SparesLeft is the number of idle spares.
+func (rt *Runtime) SparesLeft() int { return len(rt.spares) }
+
+// TakeSpare takes an idle spare; ready is called when it has booted. It
+// returns false when the pool is empty. A spare that fails while booting is
+// reported through OnFailure with WasSpare set, and ready is not called.
+func (rt *Runtime) TakeSpare(ready func(NodeID)) bool {
+	if len(rt.spares) == 0 {
+		return false
+	}
+	n := rt.spares[0]
+	rt.spares = rt.spares[1:]
+	nd := &rt.nodes[n]
+	nd.state = nodeBooting
+	nd.activeSince = rt.eng.now // powered on: it heartbeats and can fail from now
+	rt.startFailureClock(n)
+	c := rt.calls.put(call{fn: func() { ready(n) }, node: n, inc: nd.inc})
+	rt.eng.After(rt.cfg.SpareBoot, rt.kSpare, int32(n), int64(c))
+	return true
+}
+
+func (rt *Runtime) onSpareReady(ev Event) {
+	c := rt.calls.take(int32(ev.J))
+	nd := &rt.nodes[ev.I]
+	if nd.inc != c.inc || nd.state != nodeBooting {
+		return
+	}
+	nd.state = nodeActive
+	c.fn()
+}
+
+// activate brings a primary node into service at time 0.
+func (rt *Runtime) activate(n NodeID) {
+	nd := &rt.nodes[n]
+	nd.state = nodeActive
+	nd.activeSince = rt.eng.now
+	rt.startFailureClock(n)
+}
+
+func (rt *Runtime) onRepair(ev Event) {
+	nd := &rt.nodes[ev.I]
+	if nd.state != nodeFailed {
+		return
+	}
+	nd.state = nodeSpare
+	rt.spares = append(rt.spares, NodeID(ev.I))
+}

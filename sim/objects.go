@@ -1,0 +1,300 @@
+package sim
+
+import "fmt"
+
+// objState is the runtime's record of one application object.
+type objState struct {
+	obj       Object
+	node      NodeID
+	inbox     queueOf[*Message]
+	inc       uint32 // bumped at every restore or re-creation
+	progress  int64
+	needStart bool
+	running   bool
+	queued    bool // in its node's ready queue
+	paused    bool
+	lost      bool // its node failed and it has not been restored yet
+	migrating bool
+	idle      []func() // called when the running handler ends
+}
+
+func (o *objState) dispatchable(n NodeID) bool {
+	return o.node == n && !o.running && !o.lost && !o.paused && !o.migrating &&
+		(o.needStart || o.inbox.len() > 0)
+}
+
+// Object returns the live object id (nil while it is lost).
+func (rt *Runtime) Object(id ObjID) Object {
+	if rt.objs[id].lost {
+		return nil
+	}
+	return rt.objs[id].obj
+}
+
+// NodeOf is the node object id is placed on.
+func (rt *Runtime) NodeOf(id ObjID) NodeID { return rt.objs[id].node }
+
+// Lost reports whether object id died with its node and awaits restoration.
+func (rt *Runtime) Lost(id ObjID) bool { return rt.objs[id].lost }
+
+// ObjectsOn lists the objects placed on node n.
+func (rt *Runtime) ObjectsOn(n NodeID) []ObjID {
+	var out []ObjID
+	for i := range rt.objs {
+		if rt.objs[i].node == n {
+			out = append(out, ObjID(i))
+		}
+	}
+	return out
+}
+
+// Place maps every object onto the current slots with the configured policy.
+// It only changes placement; objects are moved by Restore or re-created.
+func (rt *Runtime) Place() {
+	n := len(rt.slots)
+	k := len(rt.objs)
+	for i := range rt.objs {
+		var s int
+		if rt.cfg.Placement == RoundRobin {
+			s = i % n
+		} else {
+			s = i * n / k
+		}
+		rt.objs[i].node = rt.slots[s]
+	}
+}
+
+// SetNode places object id on node n without moving its state.
+func (rt *Runtime) SetNode(id ObjID, n NodeID) { rt.objs[id].node = n }
+
+// create (re)creates object id from the workload's initial state on node n and
+// schedules its Start.
+func (rt *Runtime) create(id ObjID, n NodeID) {
+	o := &rt.objs[id]
+	rt.discardInbox(o)
+	o.obj = rt.wl.NewObject(id)
+	o.node = n
+	o.inc++
+	o.lost, o.running, o.paused, o.migrating = false, false, false, false
+	o.needStart = true
+	rt.setProgress(id, o.obj.Progress())
+	rt.ready(id)
+	rt.kick(n)
+}
+
+func (rt *Runtime) discardInbox(o *objState) { o.inbox.clear() }
+
+// Snapshot serialises object id: its state and the messages waiting in its
+// inbox (delivered, not yet handled). The object must not be running.
+func (rt *Runtime) Snapshot(id ObjID) (state []byte, inbox []*Message, err error) {
+	o := &rt.objs[id]
+	if o.lost {
+		return nil, nil, fmt.Errorf("snapshot of lost object %d", id)
+	}
+	if o.running {
+		return nil, nil, fmt.Errorf("snapshot of object %d while it runs", id)
+	}
+	state, err = o.obj.MarshalBinary()
+	if err != nil {
+		return nil, nil, fmt.Errorf("object %d: %w", id, err)
+	}
+	for i := o.inbox.head; i < len(o.inbox.items); i++ {
+		inbox = append(inbox, o.inbox.items[i])
+	}
+	return state, inbox, nil
+}
+
+// ModeledSize is object id's modeled state size in bytes.
+func (rt *Runtime) ModeledSize(id ObjID) int64 { return rt.objs[id].obj.ModeledSize() }
+
+// Restore replaces object id by one rebuilt from state on node n, with the given
+// messages waiting in its inbox. Progress follows the restored state.
+func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) error {
+	obj := rt.wl.NewObject(id)
+	if err := obj.UnmarshalBinary(state); err != nil {
+		return fmt.Errorf("restore object %d: %w", id, err)
+	}
+	o := &rt.objs[id]
+	if o.running {
+		rt.running--
+	}
+	rt.discardInbox(o)
+	o.obj = obj
+	o.node = n
+	o.inc++
+	o.lost, o.running, o.migrating, o.needStart, o.queued = false, false, false, false, false
+	for _, m := range inbox {
+		o.inbox.push(m)
+	}
+	rt.setProgress(id, obj.Progress())
+	rt.ready(id)
+	rt.kick(n)
+	return nil
+}
+
+// Recreate rebuilds object id from the workload's initial state on node n; its
+// Start runs again.
+func (rt *Runtime) Recreate(id ObjID, n NodeID) {
+	o := &rt.objs[id]
+	if o.running {
+		rt.running--
+	}
+	rt.create(id, n)
+}
+
+// RestartAll starts the application again from its initial state on the current
+// slots: a new epoch (messages in flight are void), every object re-created and
+// placed by the configured policy.
+func (rt *Runtime) RestartAll() {
+	rt.NewEpoch()
+	rt.Place()
+	rt.stats.Restarts++
+	for i := range rt.objs {
+		rt.Recreate(ObjID(i), rt.objs[i].node)
+	}
+}
+
+// NewEpoch starts a new application epoch: every application message sent
+// before is dropped on arrival and every inbox is emptied. Coordinated rollback
+// uses it so that no message crosses the recovery line.
+func (rt *Runtime) NewEpoch() {
+	rt.epoch++
+	for i := range rt.objs {
+		rt.discardInbox(&rt.objs[i])
+	}
+}
+
+// PauseApp stops dispatching application handlers (running ones finish).
+func (rt *Runtime) PauseApp() { rt.appPaused = true }
+
+// ResumeApp resumes dispatching.
+func (rt *Runtime) ResumeApp() {
+	rt.appPaused = false
+	for i := range rt.objs {
+		rt.ready(ObjID(i))
+	}
+	for _, n := range rt.slots {
+		rt.kick(n)
+	}
+}
+
+// AppPaused reports whether dispatch is paused.
+func (rt *Runtime) AppPaused() bool { return rt.appPaused }
+
+// PauseObject stops dispatching object id; ResumeObject undoes it.
+func (rt *Runtime) PauseObject(id ObjID) { rt.objs[id].paused = true }
+
+// ResumeObject resumes dispatching object id.
+func (rt *Runtime) ResumeObject(id ObjID) {
+	o := &rt.objs[id]
+	o.paused = false
+	rt.ready(id)
+	rt.kick(o.node)
+}
+
+// Running reports whether object id's handler is on a core now.
+func (rt *Runtime) Running(id ObjID) bool { return rt.objs[id].running }
+
+// Deliver queues an application message the protocol held back for its object,
+// on whatever node the object now lives. Messages for lost objects are dropped.
+func (rt *Runtime) Deliver(m *Message) {
+	o := &rt.objs[m.Dst]
+	if o.lost {
+		rt.stats.LostMsgs++
+		return
+	}
+	o.inbox.push(m)
+	rt.ready(m.Dst)
+	rt.kick(o.node)
+}
+
+type quietWaiter struct {
+	drained bool
+	fn      func()
+}
+
+// WhenQuiet calls fn once no application handler runs and, if drained, no
+// application message is in flight: with the application paused this is a
+// consistent cut in which every message sent has been delivered to an inbox.
+func (rt *Runtime) WhenQuiet(drained bool, fn func()) {
+	rt.quiet = append(rt.quiet, quietWaiter{drained, fn})
+	rt.checkQuiet()
+}
+
+func (rt *Runtime) checkQuiet() {
+	if len(rt.quiet) == 0 || rt.running > 0 {
+		return
+	}
+	ws := rt.quiet
+	rt.quiet = nil
+	for _, w := range ws {
+		if w.drained && rt.inFlight > 0 {
+			rt.quiet = append(rt.quiet, w)
+			continue
+		}
+		w.fn()
+	}
+}
+
+// Migrate moves object id to node dst: it waits for the running handler, sends
+// the state (its modeled size plus its waiting messages) over the network, and
+// restores it there; messages arriving meanwhile follow it. done is called with
+// false if either node fails on the way (the object then stays where it was,
+// or is lost with its node).
+func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
+	o := &rt.objs[id]
+	if o.lost || o.migrating {
+		done(false)
+		return
+	}
+	if o.running {
+		rt.WhenObjectIdle(id, func() { rt.Migrate(id, dst, done) })
+		return
+	}
+	src := o.node
+	state, inbox, err := rt.Snapshot(id)
+	if err != nil {
+		done(false)
+		return
+	}
+	size := o.obj.ModeledSize()
+	for _, m := range inbox {
+		size += m.WireSize()
+	}
+	o.inbox.clear() // the waiting messages travel in the snapshot
+	o.migrating = true
+	o.node = dst
+	rt.Transfer(src, dst, size, TagMigrate, func(ok bool) {
+		if !ok || rt.objs[id].lost {
+			if rt.nodes[src].state != nodeFailed && !rt.objs[id].lost {
+				rt.objs[id].node = src
+				rt.objs[id].migrating = false
+				rt.ready(id)
+				rt.kick(src)
+			}
+			done(false)
+			return
+		}
+		// messages that arrived while in transit are already in the inbox
+		o := &rt.objs[id]
+		extra := make([]*Message, 0, o.inbox.len())
+		for o.inbox.len() > 0 {
+			extra = append(extra, o.inbox.pop())
+		}
+		if err := rt.Restore(id, dst, state, append(inbox, extra...)); err != nil {
+			done(false)
+			return
+		}
+		done(true)
+	})
+}
+
+// WhenObjectIdle calls fn once object id is not running a handler.
+func (rt *Runtime) WhenObjectIdle(id ObjID, fn func()) {
+	if !rt.objs[id].running {
+		fn()
+		return
+	}
+	o := &rt.objs[id]
+	o.idle = append(o.idle, fn)
+}

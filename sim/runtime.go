@@ -1,0 +1,204 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+)
+
+// Runtime is one simulated run: the engine, the cluster's nodes, the
+// application's objects and the protocol between them. Build it with New, then
+// call Run. A Runtime is used by one goroutine; replications each have their own.
+type Runtime struct {
+	eng   *Engine
+	cfg   Config
+	wl    Workload
+	proto Protocol
+
+	nodes  []node
+	objs   []objState
+	slots  []NodeID // the application's nodes, in rank order
+	spares []NodeID // idle spares, taken first to last
+
+	epoch     uint32
+	appPaused bool
+	running   int // application tasks on cores
+	inFlight  int // application messages between send and arrival
+	quiet     []quietWaiter
+
+	msgs  slab[*Message]
+	tasks slab[task]
+	calls slab[call]
+	ctx   Ctx
+
+	progress, total int64
+	planned         []ScriptedFailure // progress-triggered failures not yet fired
+	failRecs        []Recovery
+	open            []int // failRecs indices not yet recovered
+
+	pfs     psShare
+	failRNG map[NodeID]*rand.Rand
+
+	stats      Stats
+	finished   bool
+	finishedAt Time
+
+	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
+}
+
+// New builds a run of workload wl under protocol p on the cluster cfg. Objects
+// are placed on the primary nodes; nothing runs until Run.
+func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p}
+	rt.ctx.rt = rt
+	e := rt.eng
+	rt.kArrive = e.NewKind("arrive", rt.onArrive)
+	rt.kDeliver = e.NewKind("deliver", rt.onDeliver)
+	rt.kCoreDone = e.NewKind("core-done", rt.onCoreDone)
+	rt.kFail = e.NewKind("fail", rt.onFail)
+	rt.kDetect = e.NewKind("detect", rt.onDetect)
+	rt.kCall = e.NewKind("call", rt.onCall)
+	rt.kSpare = e.NewKind("spare-ready", rt.onSpareReady)
+	rt.kRepair = e.NewKind("repair", rt.onRepair)
+	rt.kPFS = e.NewKind("pfs", rt.onPFS)
+	rt.kDisk = e.NewKind("storage", rt.onStorageDone)
+
+	n := cfg.Nodes + cfg.Spares
+	rt.nodes = make([]node, n)
+	for i := range rt.nodes {
+		rt.nodes[i].state = nodeSpare
+	}
+	for i := cfg.Nodes; i < n; i++ {
+		rt.spares = append(rt.spares, NodeID(i))
+	}
+	rt.slots = make([]NodeID, cfg.Nodes)
+	for i := range rt.slots {
+		rt.slots[i] = NodeID(i)
+	}
+	rt.pfs = psShare{rate: cfg.PFSBandwidth, perFlow: cfg.PFSNodeBandwidth}
+
+	rt.objs = make([]objState, wl.NumObjects())
+	rt.total = wl.TotalProgress()
+	for _, f := range cfg.Planned {
+		if int(f.Node) >= n || f.Node < 0 {
+			return nil, fmt.Errorf("planned failure of node %d: the cluster has nodes 0..%d", f.Node, n-1)
+		}
+		if f.ByProgress {
+			rt.planned = append(rt.planned, f)
+		}
+	}
+	sort.SliceStable(rt.planned, func(i, j int) bool { return rt.planned[i].Progress < rt.planned[j].Progress })
+	return rt, nil
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Nodes < 1:
+		return errors.New("cluster needs at least one node")
+	case c.Spares < 0:
+		return errors.New("negative number of spares")
+	case c.Cores < 1:
+		return errors.New("nodes need at least one core")
+	case c.Rate <= 0:
+		return errors.New("core rate must be positive")
+	case c.Bandwidth <= 0:
+		return errors.New("network bandwidth must be positive")
+	case c.CPULoad < 0 || c.CPULoad > 1:
+		return errors.New("network cpu_load must be in [0, 1]")
+	case (c.Failures == Exponential || c.Failures == Weibull) && c.NodeMTBF <= 0:
+		return errors.New("node MTBF must be positive")
+	case c.Failures == Weibull && c.WeibullShape <= 0:
+		return errors.New("Weibull shape must be positive")
+	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):
+		return errors.New("heartbeat period must be positive and timeout at least one period")
+	}
+	return nil
+}
+
+// Run simulates until the workload finishes, the time limit passes, or nothing
+// is left to do, and returns the run's record.
+func (rt *Runtime) Run() Result {
+	rt.proto.Init(rt)
+	for _, n := range rt.slots {
+		rt.activate(n)
+	}
+	for _, f := range rt.cfg.Planned {
+		if !f.ByProgress {
+			rt.eng.Schedule(f.At, rt.kFail, int32(f.Node), -1)
+		}
+	}
+	rt.Place()
+	rt.proto.Start()
+	for i := range rt.objs {
+		rt.create(ObjID(i), rt.objs[i].node)
+	}
+	limit := Never
+	if rt.cfg.Limit > 0 {
+		limit = rt.cfg.Limit
+	}
+	rt.eng.Run(limit)
+	return rt.result()
+}
+
+// Engine returns the run's event engine.
+func (rt *Runtime) Engine() *Engine { return rt.eng }
+
+// Now is the current simulated time.
+func (rt *Runtime) Now() Time { return rt.eng.now }
+
+// Config returns the cluster configuration.
+func (rt *Runtime) Config() Config { return rt.cfg }
+
+// Workload returns the application.
+func (rt *Runtime) Workload() Workload { return rt.wl }
+
+// Stats gives the protocol write access to the run's counters (checkpoint
+// bytes, unrecoverable patterns, ...).
+func (rt *Runtime) Stats() *Stats { return &rt.stats }
+
+// NumObjects is the number of application objects.
+func (rt *Runtime) NumObjects() int { return len(rt.objs) }
+
+// Progress returns completed and total work in the workload's units.
+func (rt *Runtime) Progress() (done, total int64) { return rt.progress, rt.total }
+
+// Finished reports whether the workload has completed.
+func (rt *Runtime) Finished() bool { return rt.finished }
+
+// Epoch is the current application epoch.
+func (rt *Runtime) Epoch() uint32 { return rt.epoch }
+
+func (rt *Runtime) cpuCost(size int64) Time {
+	if rt.cfg.CPULoad == 0 || size <= 0 {
+		return 0
+	}
+	return FromSeconds(rt.cfg.CPULoad * float64(size) / rt.cfg.Bandwidth)
+}
+
+// setProgress records object id's progress and reacts to it: progress-scripted
+// failures, recovery bookkeeping and completion.
+func (rt *Runtime) setProgress(id ObjID, p int64) {
+	o := &rt.objs[id]
+	rt.progress += p - o.progress
+	o.progress = p
+	for len(rt.planned) > 0 && rt.total > 0 && float64(rt.progress) >= rt.planned[0].Progress*float64(rt.total) {
+		rt.eng.Schedule(rt.eng.now, rt.kFail, int32(rt.planned[0].Node), -1)
+		rt.planned = rt.planned[1:]
+	}
+	if len(rt.open) > 0 {
+		rt.closeRecoveries()
+	}
+	if rt.progress >= rt.total && !rt.finished {
+		rt.finished = true
+		rt.finishedAt = rt.eng.now
+		for _, i := range rt.open {
+			rt.failRecs[i].RecoveredAt = rt.eng.now
+		}
+		rt.open = rt.open[:0]
+		rt.eng.Stop()
+	}
+}

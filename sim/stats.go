@@ -1,0 +1,83 @@
+package sim
+
+// Stats are the counters of a run. Protocols add to the ones that concern them
+// through Runtime.Stats.
+type Stats struct {
+	AppMsgs, AppBytes     int64 // sent by the application's objects
+	ExtraMsgs, ExtraBytes int64 // sent by the protocol (control messages, duplicates, headers)
+	HeartbeatMsgs         int64 // failure-detector heartbeats
+	HeartbeatBytes        int64
+	LostMsgs              int64 // lost to failures or dropped as stale (older epoch)
+	ForwardedMsgs         int64 // re-sent because their object moved
+
+	Checkpoints     int   // checkpoints committed
+	CheckpointBytes int64 // bytes written by them
+	CheckpointTime  Time  // time the application spent paused for them
+
+	Failures        int // node failures that struck
+	Detected        int // failures detected
+	IgnoredFailures int // planned failures of nodes that were already dead or idle
+	Restarts        int // restarts of the whole application from its initial state
+
+	// Unrecoverable counts failure patterns the protocol could not survive as
+	// designed; UnrecoverableNote says what it did instead.
+	Unrecoverable     int
+	UnrecoverableNote string
+
+	PeakMem  [numMemKinds]int64 // peak bytes held cluster-wide, by MemKind
+	memTotal [numMemKinds]int64
+}
+
+// Result is the record of one run.
+type Result struct {
+	Finished   bool // the workload completed (false: time limit or deadlock)
+	Makespan   Time // completion time (or the time the run stopped)
+	Outcome    Outcome
+	Stats      Stats
+	Recoveries []Recovery
+	Events     uint64
+}
+
+// MeanRecovery is the mean time from failure to regained progress over the
+// failures that were detected and recovered, in seconds (0 if none).
+func (r *Result) MeanRecovery() float64 {
+	var sum float64
+	n := 0
+	for _, x := range r.Recoveries {
+		if x.wasSpare || x.RecoveredAt == Never || x.DetectedAt == Never {
+			continue
+		}
+		sum += (x.RecoveredAt - x.FailedAt).Seconds()
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+func (rt *Runtime) result() Result {
+	end := rt.eng.now
+	if rt.finished {
+		end = rt.finishedAt
+	}
+	for i := range rt.nodes {
+		rt.countHeartbeats(NodeID(i), end)
+	}
+	r := Result{Finished: rt.finished, Makespan: end, Stats: rt.stats,
+		Recoveries: rt.failRecs, Events: rt.eng.executed}
+	if !rt.finished {
+		r.Outcome = Outcome{OK: false, Detail: "the workload did not finish"}
+		return r
+	}
+	objs := make([]Object, len(rt.objs))
+	for i := range rt.objs {
+		if rt.objs[i].lost {
+			r.Outcome = Outcome{OK: false, Detail: "object lost at completion"}
+			return r
+		}
+		objs[i] = rt.objs[i].obj
+	}
+	r.Outcome = rt.wl.Check(objs)
+	return r
+}

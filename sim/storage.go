@@ -1,0 +1,201 @@
+package sim
+
+import "math"
+
+// Tier is a storage level a protocol can write a copy to.
+type Tier int
+
+// The storage tiers. A copy on Memory or Disk lives on its node and dies with it;
+// PFS is shared by all nodes and survives failures. Remote (buddy) memory is a
+// network Transfer to the partner node followed by a Memory write there.
+const (
+	Memory Tier = iota
+	Disk
+	PFS
+)
+
+// String names the tier as scenarios do.
+func (t Tier) String() string {
+	switch t {
+	case Memory:
+		return "memory"
+	case Disk:
+		return "disk"
+	case PFS:
+		return "pfs"
+	}
+	return "unknown"
+}
+
+// StorageWrite writes size bytes from node n to tier t and calls done(true) when
+// the write is complete, done(false) if n failed first. Memory and disk writes
+// queue behind earlier ones on the same node; parallel file system writes share
+// its aggregate bandwidth with every concurrent transfer (each also capped at the
+// per-node bandwidth) after its latency.
+func (rt *Runtime) StorageWrite(n NodeID, t Tier, size int64, done func(ok bool)) {
+	rt.storage(n, t, size, done)
+}
+
+// StorageRead reads size bytes into node n from tier t; timing as StorageWrite.
+func (rt *Runtime) StorageRead(n NodeID, t Tier, size int64, done func(ok bool)) {
+	rt.storage(n, t, size, done)
+}
+
+func (rt *Runtime) storage(n NodeID, t Tier, size int64, done func(bool)) {
+	nd := &rt.nodes[n]
+	c := rt.calls.put(call{node: n, inc: nd.inc, done: done})
+	switch t {
+	case Memory, Disk:
+		free, bw := &nd.memFree, rt.cfg.MemBandwidth
+		if t == Disk {
+			free, bw = &nd.diskFree, rt.cfg.DiskBandwidth
+		}
+		start := max(rt.eng.now, *free)
+		*free = start + TransferTime(size, bw)
+		rt.eng.Schedule(*free, rt.kDisk, int32(n), int64(c))
+	case PFS:
+		rt.eng.After(rt.cfg.PFSLatency, rt.kDisk, int32(n), int64(c)|pfsStart<<32)
+		rt.calls.get(c).size = size
+	}
+}
+
+const pfsStart = 1
+
+func (rt *Runtime) onStorageDone(ev Event) {
+	ref := int32(ev.J & math.MaxUint32)
+	if ev.J>>32 == pfsStart {
+		cl := rt.calls.get(ref)
+		if rt.nodes[cl.node].inc != cl.inc {
+			rt.calls.take(ref).done(false)
+			return
+		}
+		rt.pfs.add(rt, ref, cl.node, cl.size)
+		return
+	}
+	cl := rt.calls.take(ref)
+	cl.done(rt.nodes[cl.node].inc == cl.inc)
+}
+
+// psShare is a processor-sharing bandwidth: k concurrent flows each get
+// min(rate/k, perFlow). All flows progress at the same speed, so one "virtual"
+// byte counter v serves them all: a flow finishes when v reaches its start value
+// plus its size.
+type psShare struct {
+	rate, perFlow float64
+	v             float64 // bytes served to every active flow since the start
+	last          Time
+	flows         []psFlow
+	gen           int64
+}
+
+type psFlow struct {
+	ref    int32 // calls slot
+	node   NodeID
+	finish float64 // value of v at which it completes
+}
+
+func (p *psShare) speed() float64 {
+	s := p.rate / float64(len(p.flows))
+	if p.perFlow > 0 && p.perFlow < s {
+		s = p.perFlow
+	}
+	return s
+}
+
+func (p *psShare) advance(now Time) {
+	if len(p.flows) > 0 {
+		p.v += p.speed() * float64(now-p.last) / 1e9
+	}
+	p.last = now
+}
+
+func (p *psShare) add(rt *Runtime, ref int32, n NodeID, size int64) {
+	p.advance(rt.eng.now)
+	p.flows = append(p.flows, psFlow{ref: ref, node: n, finish: p.v + float64(size)})
+	p.reschedule(rt)
+}
+
+// dropNode aborts the transfers of failed node n.
+func (p *psShare) dropNode(rt *Runtime, n NodeID) {
+	p.advance(rt.eng.now)
+	out := p.flows[:0]
+	var dropped []int32
+	for _, f := range p.flows {
+		if f.node == n {
+			dropped = append(dropped, f.ref)
+			continue
+		}
+		out = append(out, f)
+	}
+	if len(dropped) == 0 {
+		return
+	}
+	p.flows = out
+	for _, ref := range dropped {
+		rt.calls.take(ref).done(false)
+	}
+	p.reschedule(rt)
+}
+
+func (p *psShare) reschedule(rt *Runtime) {
+	p.gen++
+	if len(p.flows) == 0 {
+		return
+	}
+	next := math.Inf(1)
+	for _, f := range p.flows {
+		next = math.Min(next, f.finish)
+	}
+	d := Time(math.Ceil((next - p.v) / p.speed() * 1e9))
+	rt.eng.After(max(d, 0), rt.kPFS, 0, p.gen)
+}
+
+// pfsEpsilon absorbs the rounding of completion times to whole nanoseconds.
+const pfsEpsilon = 1e-3
+
+func (rt *Runtime) onPFS(ev Event) {
+	p := &rt.pfs
+	if ev.J != p.gen {
+		return
+	}
+	p.advance(rt.eng.now)
+	out := p.flows[:0]
+	var doneRefs []int32
+	for _, f := range p.flows {
+		if f.finish <= p.v+pfsEpsilon {
+			doneRefs = append(doneRefs, f.ref)
+			continue
+		}
+		out = append(out, f)
+	}
+	p.flows = out
+	p.reschedule(rt)
+	for _, ref := range doneRefs {
+		rt.calls.take(ref).done(true)
+	}
+}
+
+// MemKind classifies memory a protocol holds, for the peak-memory report.
+type MemKind int
+
+// The memory kinds.
+const (
+	MemLog        MemKind = iota // message logs
+	MemBackup                    // backup copies of objects and queued duplicates
+	MemCheckpoint                // checkpoints held in memory
+	numMemKinds
+)
+
+// MemAdd accounts delta bytes of kind k held on node n (negative to release).
+// Memory on a node that fails is released with it.
+func (rt *Runtime) MemAdd(n NodeID, k MemKind, delta int64) {
+	nd := &rt.nodes[n]
+	if nd.state == nodeFailed {
+		return
+	}
+	nd.mem[k] += delta
+	rt.stats.memTotal[k] += delta
+	if rt.stats.memTotal[k] > rt.stats.PeakMem[k] {
+		rt.stats.PeakMem[k] = rt.stats.memTotal[k]
+	}
+}
