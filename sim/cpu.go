@@ -54,7 +54,9 @@ func (rt *Runtime) kick(n NodeID) {
 }
 
 // runObject runs one handler of object id on node n: the real code runs now,
-// the core stays busy for the compute the handler charged.
+// the core stays busy for the compute the handler charged. A handler that
+// charged nothing ends at once, without a completion event: most handlers in
+// a halo exchange only file a message away until the last one arrives.
 func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	nd := &rt.nodes[n]
 	o := &rt.objs[id]
@@ -74,6 +76,10 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	o.running = true
 	nd.busy++
 	rt.running++
+	if c.elapsed == 0 {
+		rt.objectDone(n, id)
+		return
+	}
 	t := rt.tasks.put(task{node: n, inc: nd.inc, obj: id})
 	rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
 }
@@ -84,27 +90,35 @@ func (rt *Runtime) onCoreDone(ev Event) {
 	if nd.inc != t.inc {
 		return // the node failed while this task ran: its work is lost
 	}
-	nd.busy--
 	if t.obj == None {
+		nd.busy--
 		t.fn()
 		rt.kick(t.node)
 		return
 	}
-	o := &rt.objs[t.obj]
-	if o.running && o.node == t.node {
-		o.running = false
-		rt.running--
-		rt.setProgress(t.obj, o.obj.Progress())
-		rt.proto.OnHandled(t.obj)
-		if fns := o.idle; len(fns) > 0 {
-			o.idle = nil
-			for _, fn := range fns {
-				fn()
-			}
-		}
-		rt.ready(t.obj)
-	}
+	rt.objectDone(t.node, t.obj)
 	rt.kick(t.node)
+}
+
+// objectDone ends object id's handler on node n: the core is free, progress
+// and the protocol are told, and the object is queued again if it has work.
+func (rt *Runtime) objectDone(n NodeID, id ObjID) {
+	rt.nodes[n].busy--
+	o := &rt.objs[id]
+	if !o.running || o.node != n {
+		return // restored or moved while it ran
+	}
+	o.running = false
+	rt.running--
+	rt.setProgress(id, o.obj.Progress())
+	rt.proto.OnHandled(id)
+	if fns := o.idle; len(fns) > 0 {
+		o.idle = nil
+		for _, fn := range fns {
+			fn()
+		}
+	}
+	rt.ready(id)
 	rt.checkQuiet()
 }
 

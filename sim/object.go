@@ -81,7 +81,7 @@ type Message struct {
 	SentAt   Time   // when the sender handed it to the network
 
 	fromInc, toInc uint32
-	outEnd         Time                // when the last byte left the sender
+	outEnd         Time                 // when the last byte left the sender
 	done           func(*Message, bool) // for Transfer: called on delivery (true) or loss (false)
 }
 

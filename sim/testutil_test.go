@@ -31,8 +31,8 @@ type scriptObj struct {
 	data int64
 }
 
-func (w *scriptWL) NumObjects() int       { return w.n }
-func (w *scriptWL) TotalProgress() int64  { return w.total }
+func (w *scriptWL) NumObjects() int           { return w.n }
+func (w *scriptWL) TotalProgress() int64      { return w.total }
 func (w *scriptWL) NewObject(id ObjID) Object { return &scriptObj{wl: w, id: id} }
 func (w *scriptWL) Check(objs []Object) Outcome {
 	var s int64

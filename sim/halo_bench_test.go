@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+)
+
+// haloWL is a 2-D torus of side×side objects, one per node; each iteration an
+// object sends a 64 KiB message to each of its 4 neighbours and waits for theirs.
+type haloWL struct {
+	side, iters int
+}
+
+type haloObj struct {
+	w          *haloWL
+	id         ObjID
+	iter, got  int
+	early      int // messages of the next iteration that arrived first
+	neighbours [4]ObjID
+}
+
+func (w *haloWL) NumObjects() int      { return w.side * w.side }
+func (w *haloWL) TotalProgress() int64 { return int64(w.side * w.side * w.iters) }
+func (w *haloWL) Check([]Object) Outcome {
+	return Outcome{OK: true}
+}
+func (w *haloWL) NewObject(id ObjID) Object {
+	s := w.side
+	x, y := int(id)%s, int(id)/s
+	o := &haloObj{w: w, id: id}
+	o.neighbours = [4]ObjID{
+		ObjID((x+1)%s + y*s), ObjID((x+s-1)%s + y*s),
+		ObjID(x + ((y+1)%s)*s), ObjID(x + ((y+s-1)%s)*s),
+	}
+	return o
+}
+
+const haloBytes = 64 << 10
+
+func (o *haloObj) send(c *Ctx) {
+	c.Compute(1000)
+	for _, n := range o.neighbours {
+		c.Send(n, int32(o.iter), haloBytes, nil)
+	}
+}
+func (o *haloObj) Start(c *Ctx) { o.send(c) }
+func (o *haloObj) Handle(c *Ctx, m *Message) {
+	if int(m.Tag) != o.iter {
+		o.early++
+		return
+	}
+	o.got++
+	if o.got < 4 {
+		return
+	}
+	o.iter++
+	o.got, o.early = o.early, 0
+	if o.iter < o.w.iters {
+		o.send(c)
+	}
+}
+func (o *haloObj) Progress() int64                { return int64(o.iter) }
+func (o *haloObj) ModeledSize() int64             { return 0 }
+func (o *haloObj) MarshalBinary() ([]byte, error) { return nil, errors.New("not needed") }
+func (o *haloObj) UnmarshalBinary([]byte) error   { return errors.New("not needed") }
+
+// BenchmarkHaloExchange: 4,096 nodes on a 2-D torus, 4 neighbours, 64 KiB
+// messages through the latency + bandwidth model. One op is one full run of
+// 20 iterations (327,680 messages).
+func BenchmarkHaloExchange(b *testing.B) {
+	w := &haloWL{side: 64, iters: 20}
+	cfg := DefaultConfig()
+	cfg.Nodes = w.side * w.side
+	cfg.Bandwidth = 12.5e9
+	b.ReportAllocs()
+	var msgs int64
+	for i := 0; i < b.N; i++ {
+		rt, err := New(cfg, w, &BaseProtocol{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := rt.Run()
+		if !res.Finished {
+			b.Fatal("did not finish")
+		}
+		msgs += res.Stats.AppMsgs
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}
