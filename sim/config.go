@@ -54,6 +54,7 @@ type Config struct {
 	NodeMTBF     Time
 	WeibullShape float64
 	Planned      []ScriptedFailure // the trace or the script
+	Downtime     Time              // after a detection, recovery waits at least this long (reboot, reconfiguration)
 
 	OracleDetection bool // fixed detection delay instead of heartbeats
 	DetectDelay     Time

@@ -173,10 +173,10 @@ func TestSpareBoot(t *testing.T) {
 	p := &recordProto{}
 	var rt *Runtime
 	p.onFail = func(f Failure) {
-		if !rt.TakeSpare(func(n NodeID) { readyAt, got = rt.Now(), n }) {
+		if _, ok := rt.TakeSpare(func(n NodeID) { readyAt, got = rt.Now(), n }); !ok {
 			t.Fatal("no spare")
 		}
-		if rt.TakeSpare(func(NodeID) {}) {
+		if _, ok := rt.TakeSpare(func(NodeID) {}); ok {
 			t.Fatal("second spare from a pool of one")
 		}
 	}

@@ -99,12 +99,13 @@ func (rt *Runtime) RemoveSlot(n NodeID) {
 // SparesLeft is the number of idle spares.
 func (rt *Runtime) SparesLeft() int { return len(rt.spares) }
 
-// TakeSpare takes an idle spare; ready is called when it has booted. It
-// returns false when the pool is empty. A spare that fails while booting is
-// reported through OnFailure with WasSpare set, and ready is not called.
-func (rt *Runtime) TakeSpare(ready func(NodeID)) bool {
+// TakeSpare takes an idle spare and returns it; ready is called when it has
+// booted. It returns false when the pool is empty. A spare that fails while
+// booting is reported through OnFailure with WasSpare set, and ready is not
+// called.
+func (rt *Runtime) TakeSpare(ready func(NodeID)) (NodeID, bool) {
 	if len(rt.spares) == 0 {
-		return false
+		return None, false
 	}
 	n := rt.spares[0]
 	rt.spares = rt.spares[1:]
@@ -114,7 +115,7 @@ func (rt *Runtime) TakeSpare(ready func(NodeID)) bool {
 	rt.startFailureClock(n)
 	c := rt.calls.put(call{fn: func() { ready(n) }, node: n, inc: nd.inc})
 	rt.eng.After(rt.cfg.SpareBoot, rt.kSpare, int32(n), int64(c))
-	return true
+	return n, true
 }
 
 func (rt *Runtime) onSpareReady(ev Event) {
