@@ -5,6 +5,7 @@ type task struct {
 	node NodeID
 	inc  uint32 // node incarnation when started
 	obj  ObjID  // None for protocol work
+	gen  uint32 // the object's runGen when started
 	fn   func() // protocol work's continuation
 }
 
@@ -74,13 +75,14 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		c.cur = nil
 	}
 	o.running = true
+	o.runNode = n
 	nd.busy++
 	rt.running++
 	if c.elapsed == 0 {
-		rt.objectDone(n, id)
+		rt.objectDone(id)
 		return
 	}
-	t := rt.tasks.put(task{node: n, inc: nd.inc, obj: id})
+	t := rt.tasks.put(task{node: n, inc: nd.inc, obj: id, gen: o.runGen})
 	rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
 }
 
@@ -96,18 +98,18 @@ func (rt *Runtime) onCoreDone(ev Event) {
 		rt.kick(t.node)
 		return
 	}
-	rt.objectDone(t.node, t.obj)
+	if o := &rt.objs[t.obj]; o.runGen != t.gen || !o.running {
+		return // aborted: its core was freed then
+	}
+	rt.objectDone(t.obj)
 	rt.kick(t.node)
 }
 
-// objectDone ends object id's handler on node n: the core is free, progress
-// and the protocol are told, and the object is queued again if it has work.
-func (rt *Runtime) objectDone(n NodeID, id ObjID) {
-	rt.nodes[n].busy--
+// objectDone ends object id's handler: the core is free, progress and the
+// protocol are told, and the object is queued again if it has work.
+func (rt *Runtime) objectDone(id ObjID) {
 	o := &rt.objs[id]
-	if !o.running || o.node != n {
-		return // restored or moved while it ran
-	}
+	rt.nodes[o.runNode].busy--
 	o.running = false
 	rt.running--
 	rt.setProgress(id, o.obj.Progress())

@@ -95,10 +95,7 @@ func (rt *Runtime) failNode(n NodeID) {
 			continue
 		}
 		objs = append(objs, ObjID(i))
-		if o.running {
-			o.running = false
-			rt.running--
-		}
+		rt.abort(o)
 		o.lost, o.queued, o.migrating = true, false, false
 		o.idle = nil
 		rt.discardInbox(o)

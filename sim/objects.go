@@ -16,6 +16,23 @@ type objState struct {
 	lost      bool // its node failed and it has not been restored yet
 	migrating bool
 	idle      []func() // called when the running handler ends
+	runNode   NodeID   // where the running handler runs
+	runGen    uint32   // bumped when a running handler is aborted: its completion is void
+}
+
+// abort cancels object o's running handler, if any, and frees its core: a
+// restart or restore replaces the state the handler was producing.
+func (rt *Runtime) abort(o *objState) {
+	if !o.running {
+		return
+	}
+	o.running = false
+	o.runGen++
+	rt.running--
+	if nd := &rt.nodes[o.runNode]; nd.state != nodeFailed {
+		nd.busy--
+		rt.kick(o.runNode)
+	}
 }
 
 func (o *objState) dispatchable(n NodeID) bool {
@@ -75,7 +92,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	o.obj = rt.wl.NewObject(id)
 	o.node = n
 	o.inc++
-	o.lost, o.running, o.paused, o.migrating = false, false, false, false
+	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
 	o.needStart = true
 	rt.setProgress(id, o.obj.Progress())
 	rt.ready(id)
@@ -115,14 +132,12 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 		return fmt.Errorf("restore object %d: %w", id, err)
 	}
 	o := &rt.objs[id]
-	if o.running {
-		rt.running--
-	}
+	rt.abort(o)
 	rt.discardInbox(o)
 	o.obj = obj
 	o.node = n
 	o.inc++
-	o.lost, o.running, o.migrating, o.needStart, o.queued = false, false, false, false, false
+	o.lost, o.migrating, o.needStart, o.queued = false, false, false, false
 	for _, m := range inbox {
 		o.inbox.push(m)
 	}
@@ -135,10 +150,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 // Recreate rebuilds object id from the workload's initial state on node n; its
 // Start runs again.
 func (rt *Runtime) Recreate(id ObjID, n NodeID) {
-	o := &rt.objs[id]
-	if o.running {
-		rt.running--
-	}
+	rt.abort(&rt.objs[id])
 	rt.create(id, n)
 }
 

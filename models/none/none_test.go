@@ -1,0 +1,97 @@
+package none
+
+import (
+	"math"
+	"testing"
+
+	"ftsim/models/cpr"
+	"ftsim/sim"
+	"ftsim/workloads/synthetic"
+)
+
+// TestMatchesRestartFromScratchFormula checks the mean makespan of the baseline
+// against E = e^{λR}(1/λ + D)(e^{λT} − 1) by Monte Carlo. The simulator lets
+// failures strike at any time, including while a replacement boots, so the
+// matching variant of the formula is D = 0 and R = the spare boot time (a
+// failure during R starts R again: a second spare is taken). Detection is
+// immediate, spares are plentiful and cold (their clock starts when taken), so
+// exactly N nodes can fail at every instant: λ = N/MTBF.
+func TestMatchesRestartFromScratchFormula(t *testing.T) {
+	const nodes = 4
+	p := synthetic.Params{Steps: 10, StepOps: 1e8} // T = 1 s fault-free
+	cases := []struct {
+		name string
+		mtbf sim.Time // per node
+		boot sim.Time
+	}{
+		{"λT=1, R=0", 4 * sim.Second, 0},
+		{"λT=1, R=0.25s", 4 * sim.Second, 250 * sim.Millisecond},
+		{"λT=0.5, R=0.5s", 8 * sim.Second, 500 * sim.Millisecond},
+	}
+	reps := 3000
+	if testing.Short() {
+		reps = 800
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var sum, sq float64
+			for r := 0; r < reps; r++ {
+				w, _ := synthetic.New(p, nodes)
+				cfg := sim.DefaultConfig()
+				cfg.Nodes, cfg.Spares = nodes, 400
+				cfg.Failures, cfg.NodeMTBF = sim.Exponential, c.mtbf
+				cfg.SpareBoot = c.boot
+				cfg.Seed = uint64(r + 1)
+				rt, err := sim.New(cfg, w, New())
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := rt.Run()
+				if !res.Finished || !res.Outcome.OK {
+					t.Fatalf("rep %d: finished %v, outcome %+v", r, res.Finished, res.Outcome)
+				}
+				x := res.Makespan.Seconds()
+				sum += x
+				sq += x * x
+			}
+			n := float64(reps)
+			mean := sum / n
+			sd := math.Sqrt((sq - n*mean*mean) / (n - 1))
+			lambda := float64(nodes) / c.mtbf.Seconds()
+			want := cpr.ScratchMean(lambda, 1, 0, c.boot.Seconds())
+			t.Logf("mean %.4f s (sd %.4f, n %d), formula %.4f s", mean, sd, reps, want)
+			if math.Abs(mean-want) > 4*sd/math.Sqrt(n) {
+				t.Fatalf("mean makespan %.4f s, formula %.4f s, tolerance %.4f", mean, want, 4*sd/math.Sqrt(n))
+			}
+			if c.boot == 0 {
+				// with D = R = 0 the variance is known too
+				wantSD := math.Sqrt(cpr.ScratchVariance(lambda, 1))
+				if math.Abs(sd-wantSD)/wantSD > 0.1 {
+					t.Fatalf("sd %.4f, formula %.4f", sd, wantSD)
+				}
+			}
+		})
+	}
+}
+
+// Without spares the application restarts on the survivors, and still ends
+// with the right answer.
+func TestRestartOnSurvivors(t *testing.T) {
+	w, _ := synthetic.New(synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}, 4)
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 4
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 2, Progress: 0.5, ByProgress: true}}
+	rt, _ := sim.New(cfg, w, New())
+	res := rt.Run()
+	if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 1 {
+		t.Fatalf("finished %v outcome %+v restarts %d", res.Finished, res.Outcome, res.Stats.Restarts)
+	}
+	if got := len(rt.Slots()); got != 3 {
+		t.Fatalf("%d slots after the failure, want 3", got)
+	}
+	// 8 objects on 3 nodes: 3 objects on the busiest node: 20 steps × 10 ms × 3 after the restart
+	if res.Makespan < 600*sim.Millisecond {
+		t.Fatalf("makespan %v: the restart on fewer nodes must be slower", res.Makespan)
+	}
+}
