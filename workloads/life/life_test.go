@@ -45,7 +45,7 @@ func TestDistributedMatchesReference(t *testing.T) {
 		{10, 10, 12, "dead", "simple", []int64{1, 1}, 1},
 		{12, 9, 10, "torus", "simple", []int64{2, 1}, 2},
 		{12, 9, 10, "torus", "overlap", []int64{12, 9}, 4}, // one cell per tile
-		{40, 24, 25, "torus", "simple", nil, 6},             // automatic layout
+		{40, 24, 25, "torus", "simple", nil, 6},            // automatic layout
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("%dx%d-%s-%s-%v", c.w, c.h, c.boundary, c.graph, c.tiles)
