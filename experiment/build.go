@@ -1,0 +1,130 @@
+// Package experiment wires a scenario to a cluster, a workload and a protocol,
+// runs replications (in parallel, with common random numbers) and turns the
+// runs into records and summaries.
+package experiment
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"ftsim/models/none"
+	"ftsim/scenarios"
+	"ftsim/sim"
+	"ftsim/workloads/life"
+	"ftsim/workloads/synthetic"
+)
+
+// WorkloadKinds lists the workloads a scenario can name.
+func WorkloadKinds() []string { return []string{"life", "synthetic"} }
+
+// ProtocolKinds lists the protocols a scenario can name.
+func ProtocolKinds() []string { return []string{"none"} }
+
+// buildWorkload decodes the [workload] section and builds the workload for
+// the scenario's cluster.
+func buildWorkload(s *scenarios.Scenario) (sim.Workload, error) {
+	sec := s.Workload
+	nodes := s.Cluster.Nodes
+	switch sec.Kind() {
+	case "life":
+		p := life.DefaultParams()
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		w, err := life.New(p, nodes, s.Resolve)
+		if err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
+		return w, nil
+	case "synthetic":
+		p := synthetic.DefaultParams()
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		w, err := synthetic.New(p, nodes)
+		if err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
+		return w, nil
+	}
+	return nil, sec.Errorf("kind", "unknown workload %q (known: %s)", sec.Kind(), strings.Join(WorkloadKinds(), ", "))
+}
+
+// protocolMaker makes a fresh protocol instance per run (protocols hold run state).
+type protocolMaker func() sim.Protocol
+
+// buildProtocol decodes the [protocol] section.
+func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
+	sec := s.Protocol
+	if sec.Kind() == "none" {
+		var p struct{}
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+	}
+	mk, ok := buildProtocolKind(sec.Kind())
+	if !ok {
+		return nil, sec.Errorf("kind", "unknown protocol %q (known: %s)", sec.Kind(), strings.Join(ProtocolKinds(), ", "))
+	}
+	return mk, nil
+}
+
+// buildProtocolKind returns the maker of a protocol with default settings.
+func buildProtocolKind(kind string) (protocolMaker, bool) {
+	switch kind {
+	case "none":
+		return func() sim.Protocol { return none.New() }, true
+	}
+	return nil, false
+}
+
+// clusterConfig converts the scenario's machine, failures and detection to
+// simulator units for replication seed.
+func clusterConfig(s *scenarios.Scenario, seed uint64) (sim.Config, error) {
+	c := sim.Config{
+		Nodes: s.Cluster.Nodes, Spares: s.Cluster.Spares, Cores: s.Cluster.Cores,
+		Rate: s.Cluster.Rate, Memory: int64(s.Cluster.Memory),
+		SpareBoot: sim.Time(s.Cluster.SpareBoot), Repair: sim.Time(s.Cluster.Repair),
+		Latency: sim.Time(s.Network.Latency), Bandwidth: float64(s.Network.Bandwidth), CPULoad: s.Network.CPULoad,
+		MemBandwidth: float64(s.Storage.MemoryBandwidth), DiskBandwidth: float64(s.Storage.DiskBandwidth),
+		PFSBandwidth: float64(s.Storage.PFSBandwidth), PFSNodeBandwidth: float64(s.Storage.PFSNodeBandwidth),
+		PFSLatency: sim.Time(s.Storage.PFSLatency),
+		NodeMTBF:   sim.Time(s.Failures.NodeMTBF), WeibullShape: s.Failures.WeibullShape,
+		Downtime:        sim.Time(s.Failures.Downtime),
+		OracleDetection: s.Detection.Mode == "oracle", DetectDelay: sim.Time(s.Detection.Delay),
+		HBPeriod: sim.Time(s.Detection.Period), HBTimeout: sim.Time(s.Detection.Timeout),
+		HBBytes: int64(s.Detection.HeartbeatBytes),
+		Limit:   sim.Time(s.DurationLimit),
+		Seed:    seed,
+	}
+	if s.Cluster.Placement == "round_robin" {
+		c.Placement = sim.RoundRobin
+	}
+	switch s.Failures.Distribution {
+	case "none":
+	case "exponential":
+		c.Failures = sim.Exponential
+	case "weibull":
+		c.Failures = sim.Weibull
+	case "trace":
+		c.Failures = sim.TraceFailures
+		tr, err := s.Trace()
+		if err != nil {
+			return c, err
+		}
+		for _, f := range tr {
+			c.Planned = append(c.Planned, sim.ScriptedFailure{Node: sim.NodeID(f.Node), At: sim.Time(f.At)})
+		}
+	case "scripted":
+		c.Failures = sim.ScriptedFailures
+		for _, f := range s.Failures.Scripted {
+			c.Planned = append(c.Planned, sim.ScriptedFailure{Node: sim.NodeID(f.Node), At: sim.Time(f.At),
+				Progress: f.Progress, ByProgress: f.ByProgress})
+		}
+	default:
+		return c, fmt.Errorf("unknown failure distribution %q", s.Failures.Distribution)
+	}
+	sort.SliceStable(c.Planned, func(i, j int) bool { return c.Planned[i].At < c.Planned[j].At })
+	return c, nil
+}

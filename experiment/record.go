@@ -1,0 +1,103 @@
+package experiment
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"ftsim/sim"
+)
+
+// Record is the result of one run, in the form written to CSV and JSON lines.
+// Times are in seconds. It holds no wall-clock figure, so that the same
+// scenario and seed give byte-identical output.
+type Record struct {
+	Scenario        string  `json:"scenario"`
+	Workload        string  `json:"workload"`
+	Protocol        string  `json:"protocol"`
+	Nodes           int     `json:"nodes"`
+	Rep             int     `json:"rep"`
+	Seed            uint64  `json:"seed"`
+	Finished        bool    `json:"finished"`
+	MakespanS       float64 `json:"makespan_s"`
+	BaselineS       float64 `json:"baseline_s"`   // no protocol, no failures
+	FaultFreeS      float64 `json:"fault_free_s"` // this protocol, no failures
+	Overhead        float64 `json:"overhead"`     // fault_free/baseline − 1
+	Efficiency      float64 `json:"efficiency"`   // baseline/makespan
+	Failures        int     `json:"failures"`
+	Detected        int     `json:"detected"`
+	Restarts        int     `json:"restarts"`
+	RecoverySMean   float64 `json:"recovery_s_mean"`
+	AppMsgs         int64   `json:"app_msgs"`
+	ExtraMsgs       int64   `json:"extra_msgs"`
+	AppBytes        int64   `json:"app_bytes"`
+	ExtraBytes      int64   `json:"extra_bytes"`
+	HeartbeatMsgs   int64   `json:"heartbeat_msgs"`
+	LostMsgs        int64   `json:"lost_msgs"`
+	Checkpoints     int     `json:"checkpoints"`
+	CheckpointBytes int64   `json:"checkpoint_bytes"`
+	PeakMemBytes    int64   `json:"peak_mem_bytes"`
+	DigestOK        bool    `json:"digest_ok"`
+	Digest          string  `json:"digest"`
+	Answer          string  `json:"answer"`
+	Unrecoverable   int     `json:"unrecoverable"`
+	Note            string  `json:"note"`
+	Events          uint64  `json:"events"`
+}
+
+// Columns are the CSV header, in the order of Row.
+var columns = []string{"scenario", "workload", "protocol", "nodes", "rep", "seed", "finished",
+	"makespan_s", "baseline_s", "fault_free_s", "overhead", "efficiency", "failures", "detected",
+	"restarts", "recovery_s_mean", "app_msgs", "extra_msgs", "app_bytes", "extra_bytes",
+	"heartbeat_msgs", "lost_msgs", "checkpoints", "checkpoint_bytes", "peak_mem_bytes",
+	"digest_ok", "digest", "answer", "unrecoverable", "note", "events"}
+
+// Columns returns the CSV header.
+func Columns() []string { return append([]string(nil), columns...) }
+
+// Row returns the record's CSV fields, in the order of Columns.
+func (r *Record) Row() []string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	i := func(x int64) string { return strconv.FormatInt(x, 10) }
+	b := strconv.FormatBool
+	return []string{r.Scenario, r.Workload, r.Protocol, i(int64(r.Nodes)), i(int64(r.Rep)),
+		strconv.FormatUint(r.Seed, 10), b(r.Finished), f(r.MakespanS), f(r.BaselineS), f(r.FaultFreeS),
+		f(r.Overhead), f(r.Efficiency), i(int64(r.Failures)), i(int64(r.Detected)), i(int64(r.Restarts)),
+		f(r.RecoverySMean), i(r.AppMsgs), i(r.ExtraMsgs), i(r.AppBytes), i(r.ExtraBytes),
+		i(r.HeartbeatMsgs), i(r.LostMsgs), i(int64(r.Checkpoints)), i(r.CheckpointBytes), i(r.PeakMemBytes),
+		b(r.DigestOK), r.Digest, r.Answer, i(int64(r.Unrecoverable)), r.Note, strconv.FormatUint(r.Events, 10)}
+}
+
+// JSON returns the record as one line of JSON.
+func (r *Record) JSON() []byte {
+	b, _ := json.Marshal(r) // a struct of plain fields always marshals
+	return b
+}
+
+func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
+	st := &res.Stats
+	var peak int64
+	for _, m := range st.PeakMem {
+		peak += m
+	}
+	r := Record{
+		Scenario: p.Scenario.Name, Workload: p.Scenario.Workload.Kind(), Protocol: p.Scenario.Protocol.Kind(),
+		Nodes: p.Scenario.Cluster.Nodes, Rep: rep, Seed: seed, Finished: res.Finished,
+		MakespanS: res.Makespan.Seconds(), BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(),
+		Failures: st.Failures, Detected: st.Detected, Restarts: st.Restarts, RecoverySMean: res.MeanRecovery(),
+		AppMsgs: st.AppMsgs, ExtraMsgs: st.ExtraMsgs, AppBytes: st.AppBytes, ExtraBytes: st.ExtraBytes,
+		HeartbeatMsgs: st.HeartbeatMsgs, LostMsgs: st.LostMsgs,
+		Checkpoints: st.Checkpoints, CheckpointBytes: st.CheckpointBytes, PeakMemBytes: peak,
+		DigestOK: res.Outcome.OK, Digest: res.Outcome.Digest, Answer: res.Outcome.Answer,
+		Unrecoverable: st.Unrecoverable, Note: st.UnrecoverableNote, Events: res.Events,
+	}
+	if r.Note == "" && !res.Outcome.OK {
+		r.Note = res.Outcome.Detail
+	}
+	if p.Baseline > 0 {
+		r.Overhead = float64(p.FaultFree)/float64(p.Baseline) - 1
+		if res.Finished && res.Makespan > 0 {
+			r.Efficiency = float64(p.Baseline) / float64(res.Makespan)
+		}
+	}
+	return r
+}

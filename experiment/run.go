@@ -1,0 +1,141 @@
+package experiment
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"ftsim/scenarios"
+	"ftsim/sim"
+)
+
+// Point is one scenario ready to run: its workload built (and its sequential
+// reference computed) once, its fault-free times measured once.
+type Point struct {
+	Scenario  *scenarios.Scenario
+	workload  sim.Workload
+	protocol  protocolMaker
+	Baseline  sim.Time // no protocol, no failures
+	FaultFree sim.Time // this protocol, no failures
+}
+
+// Prepare builds a scenario's workload and protocol and runs its two
+// fault-free references. Errors name the scenario file, line and key.
+func Prepare(s *scenarios.Scenario) (*Point, error) {
+	w, err := buildWorkload(s)
+	if err != nil {
+		return nil, err
+	}
+	mk, err := buildProtocol(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &Point{Scenario: s, workload: w, protocol: mk}
+	cfg, err := clusterConfig(s, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Failures, cfg.Planned = sim.NoFailures, nil
+	base, err := p.simulate(cfg, buildNone)
+	if err != nil {
+		return nil, err
+	}
+	if !base.Finished || !base.Outcome.OK {
+		return nil, fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, base.Outcome.Detail)
+	}
+	p.Baseline = base.Makespan
+	p.FaultFree = base.Makespan
+	if s.Protocol.Kind() != "none" {
+		ff, err := p.simulate(cfg, mk)
+		if err != nil {
+			return nil, err
+		}
+		p.FaultFree = ff.Makespan
+	}
+	return p, nil
+}
+
+func buildNone() sim.Protocol { m, _ := buildProtocolKind("none"); return m() }
+
+func (p *Point) simulate(cfg sim.Config, mk protocolMaker) (sim.Result, error) {
+	rt, err := sim.New(cfg, p.workload, mk())
+	if err != nil {
+		return sim.Result{}, err
+	}
+	return rt.Run(), nil
+}
+
+// Seed is the seed of replication rep: replication r of every point and every
+// protocol uses the same seed, hence the same failure trace (common random
+// numbers).
+func (p *Point) Seed(rep int) uint64 { return uint64(p.Scenario.Seed) + uint64(rep) }
+
+// Run simulates replication rep.
+func (p *Point) Run(rep int) (Record, error) {
+	seed := p.Seed(rep)
+	cfg, err := clusterConfig(p.Scenario, seed)
+	if err != nil {
+		return Record{}, err
+	}
+	res, err := p.simulate(cfg, p.protocol)
+	if err != nil {
+		return Record{}, err
+	}
+	return newRecord(p, rep, seed, &res), nil
+}
+
+// RunReps runs replications 0..reps-1 on workers goroutines (0 = all cores)
+// and calls emit with each record in replication order, as soon as it and
+// every earlier one are done, so output streams and stays deterministic.
+func (p *Point) RunReps(reps, workers int, emit func(Record) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type done struct {
+		rep int
+		rec Record
+		err error
+	}
+	jobs := make(chan int)
+	out := make(chan done)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				rec, err := p.Run(r)
+				out <- done{r, rec, err}
+			}
+		}()
+	}
+	go func() {
+		for r := 0; r < reps; r++ {
+			jobs <- r
+		}
+		close(jobs)
+		wg.Wait()
+		close(out)
+	}()
+	pending := map[int]Record{}
+	next := 0
+	var firstErr error
+	for d := range out {
+		if d.err != nil && firstErr == nil {
+			firstErr = d.err
+		}
+		pending[d.rep] = d.rec
+		for firstErr == nil {
+			rec, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if err := emit(rec); err != nil {
+				firstErr = err
+			}
+		}
+	}
+	return firstErr
+}

@@ -1,0 +1,66 @@
+package experiment
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Estimate is a sample mean with its 95% confidence interval (Student t).
+type Estimate struct {
+	Mean, SD, Low, High float64
+	N                   int
+}
+
+// Estimate95 returns the mean of xs and its 95% confidence interval.
+func Estimate95(xs []float64) Estimate {
+	n := len(xs)
+	if n == 0 {
+		return Estimate{Mean: math.NaN(), SD: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	}
+	m := stat.Mean(xs, nil)
+	if n == 1 {
+		return Estimate{Mean: m, Low: m, High: m, N: 1}
+	}
+	sd := stat.StdDev(xs, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	h := t * sd / math.Sqrt(float64(n))
+	return Estimate{Mean: m, SD: sd, Low: m - h, High: m + h, N: n}
+}
+
+// Summary aggregates the replications of one point.
+type Summary struct {
+	Runs, Finished, DigestOK, Unrecoverable int
+	Makespan, Efficiency, Failures, Recovery Estimate
+	Baseline, FaultFree, Overhead           float64
+}
+
+// Summarize aggregates records of one point. Recovery averages over the runs
+// that had at least one failure.
+func Summarize(recs []Record) Summary {
+	var s Summary
+	var mk, eff, fail, rec []float64
+	for _, r := range recs {
+		s.Runs++
+		if r.Finished {
+			s.Finished++
+			mk = append(mk, r.MakespanS)
+			eff = append(eff, r.Efficiency)
+		}
+		if r.DigestOK {
+			s.DigestOK++
+		}
+		if r.Unrecoverable > 0 {
+			s.Unrecoverable++
+		}
+		fail = append(fail, float64(r.Failures))
+		if r.Failures > 0 {
+			rec = append(rec, r.RecoverySMean)
+		}
+		s.Baseline, s.FaultFree, s.Overhead = r.BaselineS, r.FaultFreeS, r.Overhead
+	}
+	s.Makespan, s.Efficiency = Estimate95(mk), Estimate95(eff)
+	s.Failures, s.Recovery = Estimate95(fail), Estimate95(rec)
+	return s
+}
