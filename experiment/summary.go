@@ -31,9 +31,9 @@ func Estimate95(xs []float64) Estimate {
 
 // Summary aggregates the replications of one point.
 type Summary struct {
-	Runs, Finished, DigestOK, Unrecoverable int
+	Runs, Finished, DigestOK, Unrecoverable  int
 	Makespan, Efficiency, Failures, Recovery Estimate
-	Baseline, FaultFree, Overhead           float64
+	Baseline, FaultFree, Overhead            float64
 }
 
 // Summarize aggregates records of one point. Recovery averages over the runs
