@@ -1,0 +1,130 @@
+package experiment
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"ftsim/scenarios"
+)
+
+const small = `
+name = "small"
+seed = 5
+reps = 6
+[cluster]
+nodes = 4
+spares = 6
+spare_boot = "1s"
+[failures]
+distribution = "exponential"
+node_mtbf = "8s"
+[detection]
+mode = "heartbeat"
+period = "100ms"
+timeout = "300ms"
+[workload]
+kind = "life"
+width = 32
+height = 32
+generations = 40
+modeled_width = 3200
+modeled_height = 3200
+cell_ops = 10
+[protocol]
+kind = "none"
+`
+
+func runAll(t *testing.T, text string, workers int, overrides ...string) ([]Record, []byte) {
+	t.Helper()
+	s, err := scenarios.Parse("small.toml", []byte(text), overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Record
+	var out bytes.Buffer
+	err = p.RunReps(s.Reps, workers, func(r Record) error {
+		recs = append(recs, r)
+		out.Write(r.JSON())
+		out.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, out.Bytes()
+}
+
+// Same scenario and seed: byte-identical JSON, whatever the number of workers.
+func TestDeterministicOutput(t *testing.T) {
+	recs, a := runAll(t, small, 1)
+	_, b := runAll(t, small, 3)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs of the same scenario and seed differ")
+	}
+	failures := 0
+	for i, r := range recs {
+		if r.Rep != i || !r.DigestOK || !r.Finished {
+			t.Fatalf("record %d: %+v", i, r)
+		}
+		failures += r.Failures
+	}
+	if failures == 0 {
+		t.Fatal("no failure struck: the test does not exercise recovery")
+	}
+	_, c := runAll(t, small, 2, "seed=6")
+	if bytes.Equal(a, c) {
+		t.Fatal("a different seed gives the same output")
+	}
+}
+
+// The record carries the fields the issue promises, with their names.
+func TestRecordFields(t *testing.T) {
+	recs, out := runAll(t, small, 2, "reps=1")
+	line := string(out)
+	for _, k := range []string{"scenario", "workload", "protocol", "nodes", "seed", "makespan_s", "baseline_s",
+		"overhead", "failures", "recovery_s_mean", "app_msgs", "extra_msgs", "app_bytes", "extra_bytes",
+		"checkpoint_bytes", "digest_ok", "answer", "unrecoverable"} {
+		if !strings.Contains(line, `"`+k+`":`) {
+			t.Errorf("JSON lacks %q: %s", k, line)
+		}
+	}
+	if len(Columns()) != len(recs[0].Row()) {
+		t.Fatalf("%d columns, %d fields", len(Columns()), len(recs[0].Row()))
+	}
+	if recs[0].BaselineS <= 0 || recs[0].AppMsgs == 0 {
+		t.Fatalf("record %+v", recs[0])
+	}
+}
+
+func TestPrepareErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		override, want string
+	}{
+		{"workload.kind=chess", `unknown workload "chess"`},
+		{"protocol.kind=magic", `unknown protocol "magic"`},
+		{"workload.boundary=klein", "klein"},
+	}
+	for _, c := range cases {
+		s, err := scenarios.Parse("small.toml", []byte(small), []string{c.override})
+		if err == nil {
+			_, err = Prepare(s)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to mention %q", c.override, err, c.want)
+		}
+	}
+}
+
+func TestEstimate95(t *testing.T) {
+	e := Estimate95([]float64{1, 2, 3, 4, 5})
+	// mean 3, sd √2.5, t(0.975, 4) = 2.776445
+	h := 2.7764451051977987 * 1.5811388300841898 / 2.23606797749979
+	if e.Mean != 3 || e.Low < 3-h-1e-9 || e.Low > 3-h+1e-9 || e.N != 5 {
+		t.Fatalf("%+v, want 3 ± %g", e, h)
+	}
+}
