@@ -30,7 +30,7 @@ func (rt *Runtime) ChargeCPU(n NodeID, d Time, fn func()) {
 // kick starts queued work on node n's idle cores.
 func (rt *Runtime) kick(n NodeID) {
 	nd := &rt.nodes[n]
-	if nd.state != nodeActive {
+	if nd.state != nodeActive || !rt.started {
 		return
 	}
 	for nd.busy < rt.cfg.Cores {

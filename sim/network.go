@@ -129,3 +129,16 @@ func (rt *Runtime) Transfer(from, to NodeID, size int64, tag int32, done func(ok
 		done: func(_ *Message, ok bool) { done(ok) }}
 	rt.SendControl(m)
 }
+
+// InFlight returns the application messages of the current epoch that have been
+// transmitted and not yet delivered, in transmission order. A checkpoint that
+// does not drain the network records them as channel state.
+func (rt *Runtime) InFlight() []*Message {
+	var out []*Message
+	for _, m := range rt.msgs.items { // freed slots are nil
+		if m != nil && !m.Control && m.Epoch == rt.epoch {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -48,6 +48,9 @@ func (rt *Runtime) Object(id ObjID) Object {
 	return rt.objs[id].obj
 }
 
+// ObjectProgress is object id's progress as last reported (0 while lost).
+func (rt *Runtime) ObjectProgress(id ObjID) int64 { return rt.objs[id].progress }
+
 // NodeOf is the node object id is placed on.
 func (rt *Runtime) NodeOf(id ObjID) NodeID { return rt.objs[id].node }
 

@@ -22,6 +22,7 @@ type Runtime struct {
 	spares []NodeID // idle spares, taken first to last
 
 	epoch     uint32
+	started   bool // objects may run (set after Protocol.Start)
 	appPaused bool
 	running   int // application tasks on cores
 	inFlight  int // application messages between send and arrival
@@ -132,9 +133,13 @@ func (rt *Runtime) Run() Result {
 		}
 	}
 	rt.Place()
-	rt.proto.Start()
 	for i := range rt.objs {
 		rt.create(ObjID(i), rt.objs[i].node)
+	}
+	rt.proto.Start()
+	rt.started = true
+	for _, n := range rt.slots {
+		rt.kick(n)
 	}
 	limit := Never
 	if rt.cfg.Limit > 0 {

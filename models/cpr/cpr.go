@@ -1,0 +1,636 @@
+package cpr
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"ftsim/sim"
+)
+
+// Level is one storage level of a (multi-level) checkpoint: checkpoint number
+// j is written to this level when j is a multiple of Every (as SCR and FTI do:
+// frequent cheap local copies, rarer partner and file-system copies).
+type Level struct {
+	Tier  Tier
+	Every int
+}
+
+// Tier is where a level keeps its copies.
+type Tier int
+
+// The checkpoint tiers.
+const (
+	PFS    Tier = iota // the shared parallel file system: survives any failure
+	Disk               // the node's local disk: lost with the node
+	Memory             // the node's memory: lost with the node
+	Buddy              // a partner node's memory, over the network: lost when the partner fails
+)
+
+// ParseTier maps a scenario name to a Tier.
+func ParseTier(s string) (Tier, error) {
+	switch s {
+	case "pfs":
+		return PFS, nil
+	case "disk", "local":
+		return Disk, nil
+	case "memory":
+		return Memory, nil
+	case "buddy", "partner":
+		return Buddy, nil
+	}
+	return 0, fmt.Errorf("unknown checkpoint tier %q (pfs, disk, memory, buddy)", s)
+}
+
+func (t Tier) String() string { return [...]string{"pfs", "disk", "memory", "buddy"}[t] }
+
+// Interval policies.
+const (
+	PolicyFixed      = "fixed"      // every Period of time
+	PolicyIterations = "iterations" // every Every units of workload progress per object (iteration boundaries)
+	PolicyYoung      = "young"      // √(2Cμ)
+	PolicyDaly       = "daly"       // Daly's higher-order optimum
+	PolicyAuto       = "auto"       // measure the first checkpoint's cost C, then Daly
+)
+
+// Config configures the protocol.
+type Config struct {
+	Policy string
+	Period sim.Time // Fixed; also the first interval of Auto
+	Every  int64    // Iterations: progress units per object between checkpoints
+	Levels []Level
+	// NoDrain records the messages in flight as channel state instead of
+	// waiting for the network to empty (the LuNA-style variant).
+	NoDrain bool
+	// MaxLive defers a due checkpoint until the modeled live state is at most
+	// this many bytes (LuNA: checkpoint when little data is live), waiting at
+	// most MaxWait; 0 disables.
+	MaxLive int64
+	MaxWait sim.Time
+	// PlatformMTBF (μ) and Restart (R) feed Young and Daly.
+	PlatformMTBF sim.Time
+	Restart      sim.Time
+}
+
+// Protocol is blocking coordinated checkpoint/restart. At each checkpoint the
+// application is paused, the network drained (or its messages recorded), every
+// object serialised to real bytes and the modeled bytes written to the
+// configured levels; every node writes its own objects. After a detected
+// failure every object rolls back to the newest checkpoint whose copies all
+// survive (falling back level by level, then to an older checkpoint, then to
+// the initial state), on spares in place of the failed nodes or, with no spare
+// left, on the survivors (restart on fewer nodes).
+type Protocol struct {
+	sim.BaseProtocol
+	cfg Config
+
+	gen     int // bumped by every failure: work of an older generation is void
+	seq     int // checkpoints committed
+	cps     []*checkpoint
+	booting map[sim.NodeID]sim.NodeID
+	notBef  sim.Time
+
+	interval  sim.Time // current interval (time policies)
+	boundary  int64    // Iterations: per-object progress at which the next checkpoint is taken
+	held      int      // Iterations: objects held at the boundary
+	due       bool     // a checkpoint is due, waiting for little live state
+	dueSince  sim.Time
+	busy      bool // a checkpoint or a recovery is in progress
+	measuredC sim.Time
+
+	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
+	// when no checkpoint survived).
+	RestoredFrom []string
+}
+
+// checkpoint is a committed (or in-progress) global checkpoint.
+type checkpoint struct {
+	n      int
+	states [][]byte         // per object
+	inbox  [][]*sim.Message // per object: delivered-not-handled (+ in flight with NoDrain)
+	owner  []sim.NodeID     // node that wrote each object's piece
+	bytes  map[sim.NodeID]int64
+	copies map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
+}
+
+// copyLoc is one copy of a node's piece: on holder (None for the parallel file
+// system), valid while holder keeps the incarnation it had when written.
+type copyLoc struct {
+	holder sim.NodeID
+	inc    uint32
+}
+
+// New returns the protocol with configuration cfg.
+func New(cfg Config) (*Protocol, error) {
+	if len(cfg.Levels) == 0 {
+		cfg.Levels = []Level{{Tier: PFS, Every: 1}}
+	}
+	for _, l := range cfg.Levels {
+		if l.Every < 1 {
+			return nil, fmt.Errorf("checkpoint level %s: every must be at least 1", l.Tier)
+		}
+	}
+	switch cfg.Policy {
+	case PolicyFixed, PolicyAuto:
+		if cfg.Period <= 0 {
+			return nil, fmt.Errorf("checkpoint policy %q needs a positive period", cfg.Policy)
+		}
+	case PolicyIterations:
+		if cfg.Every < 1 {
+			return nil, fmt.Errorf("checkpoint policy %q needs every ≥ 1", cfg.Policy)
+		}
+	case PolicyYoung, PolicyDaly:
+		if cfg.PlatformMTBF <= 0 {
+			return nil, fmt.Errorf("checkpoint policy %q needs failures with a finite MTBF", cfg.Policy)
+		}
+	default:
+		return nil, fmt.Errorf("unknown checkpoint policy %q (fixed, iterations, young, daly, auto)", cfg.Policy)
+	}
+	return &Protocol{cfg: cfg, booting: map[sim.NodeID]sim.NodeID{}}, nil
+}
+
+// Interval is the current checkpoint interval (0 for the iterations policy).
+func (p *Protocol) Interval() sim.Time { return p.interval }
+
+// Start schedules the first checkpoint.
+func (p *Protocol) Start() {
+	switch p.cfg.Policy {
+	case PolicyFixed, PolicyAuto:
+		p.interval = p.cfg.Period
+	case PolicyYoung, PolicyDaly:
+		p.interval = p.optimal(p.EstimateCost())
+	}
+	p.arm()
+}
+
+// optimal is Young's or Daly's interval for a checkpoint cost c.
+func (p *Protocol) optimal(c sim.Time) sim.Time {
+	mu := p.cfg.PlatformMTBF.Seconds()
+	var tau float64
+	if p.cfg.Policy == PolicyYoung {
+		tau = Young(c.Seconds(), mu)
+	} else {
+		tau = DalyHigher(c.Seconds(), mu)
+	}
+	if math.IsNaN(tau) || tau <= 0 {
+		tau = mu
+	}
+	return max(sim.FromSeconds(tau), sim.Microsecond)
+}
+
+// EstimateCost is the modeled time of one checkpoint with the current
+// placement, written to the levels of a checkpoint that hits all of them.
+func (p *Protocol) EstimateCost() sim.Time {
+	rt := p.RT
+	cfg := rt.Config()
+	bytes := map[sim.NodeID]int64{}
+	for i := 0; i < rt.NumObjects(); i++ {
+		bytes[rt.NodeOf(sim.ObjID(i))] += rt.ModeledSize(sim.ObjID(i))
+	}
+	var worst int64
+	for _, b := range bytes {
+		worst = max(worst, b)
+	}
+	var total sim.Time
+	for _, l := range p.cfg.Levels {
+		switch l.Tier {
+		case PFS:
+			share := cfg.PFSBandwidth / float64(len(bytes))
+			if cfg.PFSNodeBandwidth > 0 {
+				share = math.Min(share, cfg.PFSNodeBandwidth)
+			}
+			total = max(total, cfg.PFSLatency+sim.TransferTime(worst, share))
+		case Disk:
+			total = max(total, sim.TransferTime(worst, cfg.DiskBandwidth))
+		case Memory:
+			total = max(total, sim.TransferTime(worst, cfg.MemBandwidth))
+		case Buddy:
+			total = max(total, cfg.Latency+sim.TransferTime(worst, cfg.Bandwidth))
+		}
+	}
+	return total
+}
+
+// arm schedules the next checkpoint from now.
+func (p *Protocol) arm() {
+	rt := p.RT
+	if p.cfg.Policy == PolicyIterations {
+		// the next boundary after the slowest object, as after a rollback
+		low := int64(math.MaxInt64)
+		for i := 0; i < rt.NumObjects(); i++ {
+			low = min(low, rt.ObjectProgress(sim.ObjID(i)))
+			rt.ResumeObject(sim.ObjID(i))
+		}
+		p.boundary = (low/p.cfg.Every + 1) * p.cfg.Every
+		p.held = 0
+		return
+	}
+	gen := p.gen
+	rt.At(rt.Now()+p.interval, func() {
+		if gen == p.gen && !p.busy {
+			p.request()
+		}
+	})
+}
+
+// OnHandled holds objects at iteration boundaries and triggers deferred
+// checkpoints. Under the iterations policy each object stops when it has
+// completed the boundary iteration (as every rank of an MPI/FT Model-IIa
+// program calls the collective checkpoint after iteration k); when all are
+// there, the checkpoint is taken.
+func (p *Protocol) OnHandled(id sim.ObjID) {
+	if p.busy {
+		return
+	}
+	if p.due {
+		p.tryCheckpoint()
+		return
+	}
+	if p.cfg.Policy != PolicyIterations {
+		return
+	}
+	rt := p.RT
+	_, total := rt.Progress()
+	if p.boundary*int64(rt.NumObjects()) >= total {
+		return // no checkpoint after the last iteration
+	}
+	if rt.ObjectProgress(id) >= p.boundary {
+		rt.PauseObject(id)
+		p.held++
+		if p.held == rt.NumObjects() {
+			p.request()
+		}
+	}
+}
+
+// request makes a checkpoint due; it starts at once unless it waits for the
+// live state to shrink.
+func (p *Protocol) request() {
+	p.due, p.dueSince = true, p.RT.Now()
+	p.tryCheckpoint()
+}
+
+func (p *Protocol) tryCheckpoint() {
+	rt := p.RT
+	if p.cfg.MaxLive > 0 && rt.Now()-p.dueSince < p.cfg.MaxWait {
+		var live int64
+		for i := 0; i < rt.NumObjects(); i++ {
+			live += rt.ModeledSize(sim.ObjID(i))
+		}
+		if live > p.cfg.MaxLive {
+			return
+		}
+	}
+	p.due = false
+	p.checkpoint()
+}
+
+// checkpoint pauses the application, waits for a consistent cut and writes.
+func (p *Protocol) checkpoint() {
+	rt := p.RT
+	p.busy = true
+	gen := p.gen
+	rt.PauseApp()
+	rt.WhenQuiet(!p.cfg.NoDrain, func() {
+		if gen != p.gen {
+			return
+		}
+		start := rt.Now() // the cut: from here the application waits for the checkpoint only
+		cp, err := p.snapshot()
+		if err != nil {
+			panic(err) // a workload that cannot serialise itself is a programming error
+		}
+		p.write(cp, func() {
+			if gen != p.gen {
+				return
+			}
+			p.commit(cp)
+			st := rt.Stats()
+			st.CheckpointTime += rt.Now() - start
+			if p.cfg.Policy == PolicyAuto && p.measuredC == 0 {
+				p.measuredC = rt.Now() - start
+				p.interval = max(sim.FromSeconds(DalyHigher(p.measuredC.Seconds(), p.cfg.PlatformMTBF.Seconds())), sim.Microsecond)
+			}
+			p.resume()
+		})
+	})
+}
+
+// snapshot serialises every object (and, without drain, the messages in flight).
+func (p *Protocol) snapshot() (*checkpoint, error) {
+	rt := p.RT
+	n := rt.NumObjects()
+	cp := &checkpoint{n: p.seq + 1, states: make([][]byte, n), inbox: make([][]*sim.Message, n),
+		owner: make([]sim.NodeID, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+	for i := 0; i < n; i++ {
+		id := sim.ObjID(i)
+		st, in, err := rt.Snapshot(id)
+		if err != nil {
+			return nil, err
+		}
+		cp.states[i], cp.inbox[i], cp.owner[i] = st, in, rt.NodeOf(id)
+		cp.bytes[cp.owner[i]] += rt.ModeledSize(id)
+		for _, m := range in {
+			cp.bytes[cp.owner[i]] += m.WireSize()
+		}
+	}
+	if p.cfg.NoDrain {
+		fl := rt.InFlight()
+		sort.SliceStable(fl, func(a, b int) bool { return fl[a].SentAt < fl[b].SentAt })
+		for _, m := range fl {
+			cp.inbox[m.Dst] = append(cp.inbox[m.Dst], m)
+			cp.bytes[cp.owner[m.Dst]] += m.WireSize()
+		}
+	}
+	return cp, nil
+}
+
+// write stores every node's piece on the levels checkpoint cp.n belongs to and
+// calls done when all writes are complete. A failed write leaves the
+// checkpoint uncommitted: the failure that caused it starts a recovery.
+func (p *Protocol) write(cp *checkpoint, done func()) {
+	rt := p.RT
+	slots := rt.Slots()
+	buddy := map[sim.NodeID]sim.NodeID{}
+	for i, s := range slots {
+		buddy[s] = slots[(i+1)%len(slots)]
+	}
+	owners := make([]sim.NodeID, 0, len(cp.bytes))
+	for n := range cp.bytes {
+		owners = append(owners, n)
+	}
+	sort.Slice(owners, func(i, j int) bool { return owners[i] < owners[j] })
+	pending := 1
+	finish := func(ok bool) {
+		pending--
+		if pending == 0 {
+			done()
+		}
+	}
+	st := rt.Stats()
+	for _, l := range p.cfg.Levels {
+		if cp.n%l.Every != 0 {
+			continue
+		}
+		locs := map[sim.NodeID][]copyLoc{}
+		cp.copies[l.Tier] = locs
+		for _, n := range owners {
+			b := cp.bytes[n]
+			st.CheckpointBytes += b
+			self := copyLoc{holder: n, inc: rt.Incarnation(n)}
+			pending++
+			switch l.Tier {
+			case PFS:
+				locs[n] = []copyLoc{{holder: sim.None}}
+				rt.StorageWrite(n, sim.PFS, b, finish)
+			case Disk:
+				locs[n] = []copyLoc{self}
+				rt.StorageWrite(n, sim.Disk, b, finish)
+			case Memory:
+				locs[n] = []copyLoc{self}
+				rt.StorageWrite(n, sim.Memory, b, finish)
+			case Buddy:
+				// the node keeps its own copy in memory and sends one to its
+				// partner: the piece is lost only when both fail
+				to := buddy[n]
+				locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
+				pending++
+				rt.StorageWrite(n, sim.Memory, b, finish)
+				rt.Transfer(n, to, b, sim.TagTransfer, finish)
+			}
+		}
+	}
+	finish(true)
+}
+
+// commit makes cp the newest checkpoint of each level it was written to and
+// releases what it replaces.
+func (p *Protocol) commit(cp *checkpoint) {
+	p.seq = cp.n
+	p.RT.Stats().Checkpoints++
+	p.account(cp, +1)
+	p.cps = append(p.cps, cp)
+	// keep, per tier, only the newest checkpoint that has it
+	newest := map[Tier]int{}
+	for i, c := range p.cps {
+		for t := range c.copies {
+			newest[t] = i
+		}
+	}
+	keep := p.cps[:0]
+	for i, c := range p.cps {
+		used := false
+		for t := range c.copies {
+			if newest[t] == i {
+				used = true
+			} else {
+				p.accountTier(c, t, -1)
+				delete(c.copies, t)
+			}
+		}
+		if used {
+			keep = append(keep, c)
+		}
+	}
+	p.cps = keep
+}
+
+// account adds (sign +1) or releases (−1) the memory held by cp's in-memory copies.
+func (p *Protocol) account(cp *checkpoint, sign int64) {
+	for t := range cp.copies {
+		p.accountTier(cp, t, sign)
+	}
+}
+
+func (p *Protocol) accountTier(cp *checkpoint, t Tier, sign int64) {
+	if t != Memory && t != Buddy {
+		return
+	}
+	for n, locs := range cp.copies[t] {
+		for _, loc := range locs {
+			p.RT.MemAdd(loc.holder, sim.MemCheckpoint, sign*cp.bytes[n])
+		}
+	}
+}
+
+// valid reports whether copy loc still exists.
+func (p *Protocol) valid(loc copyLoc) bool {
+	return loc.holder == sim.None || (p.RT.Alive(loc.holder) && p.RT.Incarnation(loc.holder) == loc.inc)
+}
+
+// source returns a surviving copy of owner's piece at tier t, preferring one
+// on node to (a local read).
+func (p *Protocol) source(cp *checkpoint, t Tier, owner, to sim.NodeID) (copyLoc, bool) {
+	var found copyLoc
+	ok := false
+	for _, loc := range cp.copies[t][owner] {
+		if !p.valid(loc) {
+			continue
+		}
+		if loc.holder == to {
+			return loc, true
+		}
+		if !ok {
+			found, ok = loc, true
+		}
+	}
+	return found, ok
+}
+
+// survives reports whether every piece of cp has a surviving copy at tier t.
+func (p *Protocol) survives(cp *checkpoint, t Tier) bool {
+	locs, ok := cp.copies[t]
+	if !ok {
+		return false
+	}
+	for owner := range locs {
+		if _, ok := p.source(cp, t, owner, sim.None); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// OnFailure aborts any checkpoint or recovery in progress, stops the
+// application, and recovers once the replacements have booted.
+func (p *Protocol) OnFailure(f sim.Failure) {
+	rt := p.RT
+	p.gen++
+	p.busy, p.due = true, false
+	rt.PauseApp()
+	rt.NewEpoch()
+	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)
+	failed := f.Node
+	if old, ok := p.booting[f.Node]; ok {
+		delete(p.booting, f.Node)
+		failed = old
+	} else if !inSlots(rt, f.Node) {
+		p.maybeRecover()
+		return
+	}
+	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
+		delete(p.booting, s)
+		rt.ReplaceSlot(failed, s)
+		p.maybeRecover()
+	})
+	if ok {
+		p.booting[spare] = failed
+	} else {
+		rt.RemoveSlot(failed)
+		if len(rt.Slots()) == 0 {
+			st := rt.Stats()
+			st.Unrecoverable++
+			st.UnrecoverableNote = "every node failed and no spare is left"
+			return
+		}
+		rt.Place() // restart on fewer nodes: objects are spread over the survivors
+	}
+	p.maybeRecover()
+}
+
+func (p *Protocol) maybeRecover() {
+	rt := p.RT
+	if len(p.booting) > 0 || len(rt.Slots()) == 0 {
+		return
+	}
+	gen := p.gen
+	rt.At(p.notBef, func() {
+		if gen == p.gen && len(p.booting) == 0 {
+			p.recover(gen)
+		}
+	})
+}
+
+// recover rolls every object back to the newest surviving checkpoint.
+func (p *Protocol) recover(gen int) {
+	rt := p.RT
+	var cp *checkpoint
+	tier := Tier(-1)
+	for i := len(p.cps) - 1; i >= 0 && cp == nil; i-- {
+		for _, l := range p.cfg.Levels { // levels are listed cheapest first
+			if p.survives(p.cps[i], l.Tier) {
+				cp, tier = p.cps[i], l.Tier
+				break
+			}
+		}
+	}
+	if cp == nil {
+		// nothing survives: start again from the initial state
+		p.RestoredFrom = append(p.RestoredFrom, "scratch")
+		rt.RestartAll()
+		p.resume()
+		return
+	}
+	p.RestoredFrom = append(p.RestoredFrom, tier.String())
+	// every object is read onto its (possibly new) node from where its piece lives
+	type route struct {
+		from, to sim.NodeID
+	}
+	reads := map[route]int64{}
+	for i := range cp.states {
+		to := rt.NodeOf(sim.ObjID(i))
+		var sz int64 = rt.ModeledSize(sim.ObjID(i))
+		for _, m := range cp.inbox[i] {
+			sz += m.WireSize()
+		}
+		loc, _ := p.source(cp, tier, cp.owner[i], to)
+		reads[route{loc.holder, to}] += sz
+	}
+	routes := make([]route, 0, len(reads))
+	for r := range reads {
+		routes = append(routes, r)
+	}
+	sort.Slice(routes, func(i, j int) bool {
+		if routes[i].to != routes[j].to {
+			return routes[i].to < routes[j].to
+		}
+		return routes[i].from < routes[j].from
+	})
+	pending := 1
+	done := func(bool) {
+		pending--
+		if pending > 0 || gen != p.gen {
+			return
+		}
+		for i := range cp.states {
+			id := sim.ObjID(i)
+			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i]); err != nil {
+				panic(err)
+			}
+		}
+		p.resume()
+	}
+	for _, r := range routes {
+		pending++
+		switch {
+		case tier == PFS:
+			rt.StorageRead(r.to, sim.PFS, reads[r], done)
+		case r.from == r.to:
+			t := sim.Disk
+			if tier != Disk {
+				t = sim.Memory
+			}
+			rt.StorageRead(r.to, t, reads[r], done)
+		default:
+			rt.Transfer(r.from, r.to, reads[r], sim.TagTransfer, done)
+		}
+	}
+	done(true)
+}
+
+// resume lets the application run again; the next checkpoint is armed first,
+// because resuming may run (zero-time) handlers at once.
+func (p *Protocol) resume() {
+	p.busy = false
+	p.arm()
+	p.RT.ResumeApp()
+}
+
+func inSlots(rt *sim.Runtime, n sim.NodeID) bool {
+	for _, s := range rt.Slots() {
+		if s == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,179 @@
+package cpr
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"ftsim/sim"
+	"ftsim/workloads/life"
+	"ftsim/workloads/synthetic"
+)
+
+// compute-only synthetic job: 4 objects × 10 steps of 0.1 s, 25 MB of state each.
+func job(t *testing.T, exchange int64) *synthetic.Workload {
+	t.Helper()
+	w, err := synthetic.New(synthetic.Params{Steps: 10, StepOps: 1e8, Exchange: exchange, State: 25e6}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func cluster() sim.Config {
+	c := sim.DefaultConfig()
+	c.Nodes, c.Spares = 4, 50
+	c.PFSBandwidth, c.PFSLatency = 1e9, 0 // 4 × 25 MB share 1 GB/s: 0.1 s per checkpoint
+	c.DiskBandwidth, c.MemBandwidth = 500e6, 5e9
+	c.Bandwidth = 1e9
+	return c
+}
+
+func run(t *testing.T, cfg sim.Config, w sim.Workload, pc Config) (sim.Result, *Protocol) {
+	t.Helper()
+	p, err := New(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(cfg, w, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished {
+		t.Fatalf("run did not finish: %+v", res.Stats)
+	}
+	if !res.Outcome.OK {
+		t.Fatalf("wrong answer: %+v", res.Outcome)
+	}
+	return res, p
+}
+
+// Without failures the only cost is the checkpoints: makespan = T + count × C,
+// exactly, for each tier.
+func TestFaultFreeOverheadIsCheckpointTimeTimesCount(t *testing.T) {
+	cases := []struct {
+		name  string
+		level Level
+		c     sim.Time
+	}{
+		{"pfs", Level{PFS, 1}, 100 * sim.Millisecond},   // 4 × 25 MB through 1 GB/s
+		{"disk", Level{Disk, 1}, 50 * sim.Millisecond},  // 25 MB at 500 MB/s
+		{"memory", Level{Memory, 1}, 5 * sim.Millisecond},
+		{"buddy", Level{Buddy, 1}, 25*sim.Millisecond + sim.Microsecond}, // 25 MB at 1 GB/s + latency
+	}
+	for _, c := range cases {
+		for _, pol := range []Config{{Policy: PolicyFixed, Period: 200 * sim.Millisecond}, {Policy: PolicyIterations, Every: 3}} {
+			t.Run(fmt.Sprintf("%s/%s", c.name, pol.Policy), func(t *testing.T) {
+				pol.Levels = []Level{c.level}
+				res, p := run(t, cluster(), job(t, 0), pol)
+				n := res.Stats.Checkpoints
+				want := sim.Second + sim.Time(n)*c.c
+				if n == 0 || res.Makespan != want || res.Stats.CheckpointTime != sim.Time(n)*c.c {
+					t.Fatalf("%d checkpoints, makespan %v, checkpoint time %v; want makespan %v", n, res.Makespan, res.Stats.CheckpointTime, want)
+				}
+				if est := p.EstimateCost(); est != c.c {
+					t.Fatalf("estimated cost %v, want %v", est, c.c)
+				}
+			})
+		}
+	}
+}
+
+// Every 3 iterations of 10 with a neighbour exchange: checkpoints after
+// iterations 3 and 6. (The synthetic job's last step needs no exchange and
+// completes in the handler that completes step 9, so there is no state after
+// step 9 alone to checkpoint.)
+func TestIterationPolicyCount(t *testing.T) {
+	res, _ := run(t, cluster(), job(t, 64), Config{Policy: PolicyIterations, Every: 3})
+	if res.Stats.Checkpoints != 2 {
+		t.Fatalf("%d checkpoints, want 2", res.Stats.Checkpoints)
+	}
+}
+
+// Recovery from each tier, with the failure at various points, ends with the
+// reference answer; the tier restored from is the one that survives.
+func TestRecoveryPaths(t *testing.T) {
+	fail := func(node sim.NodeID, at sim.Time) sim.ScriptedFailure { return sim.ScriptedFailure{Node: node, At: at} }
+	cases := []struct {
+		name   string
+		levels []Level
+		fails  []sim.ScriptedFailure
+		spares int
+		want   []string
+	}{
+		{"pfs", []Level{{PFS, 1}}, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond)}, 5, []string{"pfs"}},
+		{"disk copy of the failed node is gone", []Level{{Disk, 1}}, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond)}, 5, []string{"scratch"}},
+		{"multi-level falls back to pfs", []Level{{Disk, 1}, {PFS, 2}}, []sim.ScriptedFailure{fail(2, 700*sim.Millisecond)}, 5, []string{"pfs"}},
+		{"buddy survives one failure", []Level{{Buddy, 1}}, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond)}, 5, []string{"buddy"}},
+		{"buddy lost with its partner", []Level{{Buddy, 1}}, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond), fail(2, 650*sim.Millisecond)}, 5, []string{"scratch"}},
+		{"failure during a checkpoint", []Level{{PFS, 1}}, []sim.ScriptedFailure{fail(3, 420*sim.Millisecond)}, 5, []string{"pfs"}},
+		{"failure during recovery", []Level{{PFS, 1}}, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond), fail(0, 720*sim.Millisecond)}, 5, []string{"pfs", "pfs"}},
+		{"no spare: restart on fewer nodes", []Level{{PFS, 1}}, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond)}, 0, []string{"pfs"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cluster()
+			cfg.Spares = c.spares
+			cfg.SpareBoot = 50 * sim.Millisecond
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.fails
+			res, p := run(t, cfg, job(t, 1000), Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: c.levels})
+			if fmt.Sprint(p.RestoredFrom) != fmt.Sprint(c.want) {
+				t.Fatalf("restored from %v, want %v (failures %d)", p.RestoredFrom, c.want, res.Stats.Failures)
+			}
+		})
+	}
+}
+
+// The LuNA-style checkpoint records messages in flight instead of draining,
+// and Life restarts from it with the right answer, on fewer nodes too.
+func TestNoDrainCheckpointOfLife(t *testing.T) {
+	p := life.DefaultParams()
+	p.Width, p.Height, p.Generations, p.ObjectsPerNode = 64, 64, 60, 2
+	p.ModeledWidth, p.ModeledHeight, p.CellOps = 6400, 6400, 50
+	w, err := life.New(p, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spares := range []int{2, 0} {
+		cfg := cluster()
+		cfg.Spares = spares
+		cfg.Bandwidth = 100e6 // slow network: messages are in flight at checkpoints
+		cfg.Failures = sim.ScriptedFailures
+		cfg.Planned = []sim.ScriptedFailure{{Node: 3, Progress: 0.7, ByProgress: true}}
+		res, pr := run(t, cfg, w, Config{Policy: PolicyFixed, Period: 500 * sim.Millisecond, NoDrain: true, Levels: []Level{{PFS, 1}}})
+		if res.Stats.Checkpoints == 0 || len(pr.RestoredFrom) != 1 || pr.RestoredFrom[0] != "pfs" {
+			t.Fatalf("spares %d: checkpoints %d, restored from %v", spares, res.Stats.Checkpoints, pr.RestoredFrom)
+		}
+	}
+}
+
+// Young and Daly intervals are the formulas applied to the estimated cost.
+func TestOptimalIntervals(t *testing.T) {
+	for _, pol := range []string{PolicyYoung, PolicyDaly} {
+		cfg := cluster()
+		pc := Config{Policy: pol, PlatformMTBF: 10 * sim.Second, Levels: []Level{{PFS, 1}}}
+		_, p := run(t, cfg, job(t, 0), pc)
+		want := Young(0.1, 10)
+		if pol == PolicyDaly {
+			want = DalyHigher(0.1, 10)
+		}
+		if got := p.Interval().Seconds(); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("%s interval %g s, want %g s", pol, got, want)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []Config{
+		{Policy: "sometimes"},
+		{Policy: PolicyFixed},
+		{Policy: PolicyIterations},
+		{Policy: PolicyDaly},
+		{Policy: PolicyFixed, Period: 1, Levels: []Level{{PFS, 0}}},
+	} {
+		if _, err := New(c); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Section is the [workload] or [protocol] table of a scenario: a kind that
+// selects the implementation, and keys that only that implementation
+// knows. The owning package decodes them strictly with Decode:
+//
+//	p := life.Params{Width: 64} // defaults
+//	if err := s.Workload.Decode(&p); err != nil { ... }
+//
+// A Section keeps the text of every document that set its keys (the file,
+// then each override) and re-parses it on each Decode, so Decode reports
+// the file, line and key of a bad value, and sections are safe to share
+// between goroutines once loaded.
+type Section struct {
+	table  string  // "workload" or "protocol"
+	kind   string  // selected implementation
+	kindAt origin  // where kind was set, zero for the default
+	layers []layer // documents that set keys here, in order; immutable once appended
+}
+
+// layer is one document's share of a section.
+type layer struct {
+	src   source
+	text  string         // the whole document, re-parsed by Decode
+	keys  []string       // the section's keys it sets, in document order, without kind
+	lines map[string]int // line of each of keys
+}
+
+// newSection returns an empty section of a table with a default kind.
+func newSection(table, kind string) *Section {
+	return &Section{table: table, kind: kind}
+}
+
+// Kind returns the implementation the section selects ("life", "cpr").
+// The methods of Section accept a nil receiver, an empty section.
+func (sec *Section) Kind() string {
+	if sec == nil {
+		return ""
+	}
+	return sec.kind
+}
+
+// Keys returns the section's keys present in the scenario, other than
+// kind, in the order they were first set.
+func (sec *Section) Keys() []string {
+	if sec == nil {
+		return nil
+	}
+	var keys []string
+	for _, l := range sec.layers {
+		for _, k := range l.keys {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// Has reports whether key (a key of the section, such as "width", or
+// "kind") was set by the scenario file or an override.
+func (sec *Section) Has(key string) bool {
+	if sec == nil {
+		return false
+	}
+	if key == "kind" {
+		return sec.kindAt != origin{}
+	}
+	return slices.Contains(sec.Keys(), key)
+}
+
+// Decode fills the struct v points to from the section's keys, the file's
+// first and then each override's, so an absent key leaves the field as
+// the caller preset it. Keys match the fields' toml tags exactly; a key
+// with no field, a key spelled in another case, a value of the wrong type
+// and a negative integer are errors naming the file, line and key.
+// Integer fields may hold negative values only when tagged
+// `ftsim:"signed"`; Duration, Size and Rate are never negative. On error v
+// may be partly filled.
+func (sec *Section) Decode(v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("scenarios: Section.Decode needs a non-nil pointer to a struct, got %T", v)
+	}
+	if sec == nil {
+		return nil
+	}
+	for _, l := range sec.layers {
+		doc, err := parseDocument(l.src, l.text)
+		if err != nil {
+			return err // not reached: the text parsed when it was loaded
+		}
+		p, ok := doc.primitive([]string{sec.table})
+		if !ok {
+			continue
+		}
+		w := walker{doc: doc, params: true}
+		if err := w.table(node{p: p, key: []string{sec.table}, name: sec.table}, rv.Elem()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Errorf returns an *Error about key of the section ("width", or a dotted
+// "pattern.file") located where the key was last set, for values that
+// decode but are wrong for the workload or protocol. The key printed is
+// the full one ("workload.width").
+func (sec *Section) Errorf(key, format string, args ...any) error {
+	if sec == nil {
+		return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	full := sec.table + "." + key
+	if key == "kind" && sec.kindAt != (origin{}) {
+		return sec.kindAt.src.errorf(sec.kindAt.line, full, format, args...)
+	}
+	top, _, _ := strings.Cut(key, ".")
+	for i := len(sec.layers) - 1; i >= 0; i-- {
+		l := sec.layers[i]
+		if line, ok := l.lines[top]; ok {
+			return l.src.errorf(line, full, format, args...)
+		}
+	}
+	return &Error{Key: full, Msg: fmt.Sprintf(format, args...)}
+}
+
+// clone returns a copy that can be changed (kind, new layers) without
+// changing sec. Layers themselves are immutable and shared.
+func (sec *Section) clone() *Section {
+	if sec == nil {
+		return nil
+	}
+	c := *sec
+	c.layers = slices.Clone(sec.layers)
+	return &c
+}

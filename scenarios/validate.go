@@ -1,0 +1,179 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Limits that keep a scenario within what one process can simulate, so
+// that a typo such as nodes = 1e15 is an error rather than an
+// out-of-memory crash.
+const (
+	MaxNodes = 1 << 24 // nodes + spares
+	MaxCores = 1 << 16 // cores per node
+)
+
+// Enumerations of the fixed schema, in the order errors list them.
+var (
+	placements    = []string{"block", "round_robin"}
+	topologies    = []string{"flat"}
+	distributions = []string{"none", "exponential", "weibull", "trace", "scripted"}
+	modes         = []string{"heartbeat", "oracle"}
+)
+
+// Validate checks ranges, enumerations and combinations of values. It
+// returns the first problem as an *Error located where the offending key
+// was set (file and line, or override). Load and Parse call it; call it
+// yourself after Set or after changing fields. It does not read files:
+// LoadTrace reports problems with the trace itself.
+func (s *Scenario) Validate() error {
+	v := validator{s: s}
+	v.top()
+	v.cluster()
+	v.network()
+	v.storage()
+	v.failures()
+	v.detection()
+	v.sections()
+	if v.err != nil {
+		return v.err
+	}
+	return nil
+}
+
+// validator collects the first error found.
+type validator struct {
+	s   *Scenario
+	err *Error
+}
+
+// check records an error about key unless ok or an error was already
+// found.
+func (v *validator) check(ok bool, key, format string, args ...any) {
+	if !ok && v.err == nil {
+		v.err = v.s.errorf(key, format, args...)
+	}
+}
+
+// atLeast checks an integer lower bound.
+func (v *validator) atLeast(key string, x, lo int) {
+	v.check(x >= lo, key, "must be ≥ %d, got %d", lo, x)
+}
+
+// duration checks that a duration is not negative (possible only when
+// set from Go).
+func (v *validator) duration(key string, d Duration) {
+	v.check(d >= 0, key, "must be ≥ 0, got %s", d)
+}
+
+// positive checks that a float (rate, bandwidth) is finite and > 0.
+func (v *validator) positive(key string, x float64) {
+	v.check(x > 0 && !math.IsInf(x, 0), key, "must be > 0 and finite, got %g", x)
+}
+
+// nonNegative checks that a float is finite and ≥ 0.
+func (v *validator) nonNegative(key string, x float64) {
+	v.check(x >= 0 && !math.IsInf(x, 0), key, "must be ≥ 0 and finite, got %g", x)
+}
+
+// fraction checks that a float is in [0, 1].
+func (v *validator) fraction(key string, x float64) {
+	v.check(x >= 0 && x <= 1, key, "must be in [0, 1], got %g", x)
+}
+
+// oneOf checks an enumeration.
+func (v *validator) oneOf(key, x string, allowed []string) {
+	v.check(slices.Contains(allowed, x), key, "must be one of %s; got %q", strings.Join(allowed, ", "), x)
+}
+
+func (v *validator) top() {
+	v.atLeast("reps", v.s.Reps, 1)
+	v.duration("duration_limit", v.s.DurationLimit)
+}
+
+func (v *validator) cluster() {
+	c := v.s.Cluster
+	v.atLeast("cluster.nodes", c.Nodes, 1)
+	v.atLeast("cluster.spares", c.Spares, 0)
+	v.check(c.Nodes <= MaxNodes-max(c.Spares, 0), v.s.blame("cluster.nodes", "cluster.spares"),
+		"nodes + spares must be ≤ %d, got %d + %d", MaxNodes, c.Nodes, c.Spares)
+	v.atLeast("cluster.cores", c.Cores, 1)
+	v.check(c.Cores <= MaxCores, "cluster.cores", "must be ≤ %d, got %d", MaxCores, c.Cores)
+	v.positive("cluster.rate", c.Rate)
+	v.check(c.Memory >= 0, "cluster.memory", "must be ≥ 0, got %s", c.Memory)
+	v.duration("cluster.spare_boot", c.SpareBoot)
+	v.duration("cluster.repair", c.Repair)
+	v.oneOf("cluster.placement", c.Placement, placements)
+}
+
+func (v *validator) network() {
+	n := v.s.Network
+	v.duration("network.latency", n.Latency)
+	v.positive("network.bandwidth", float64(n.Bandwidth))
+	v.fraction("network.cpu_load", n.CPULoad)
+	v.oneOf("network.topology", n.Topology, topologies)
+}
+
+func (v *validator) storage() {
+	st := v.s.Storage
+	v.positive("storage.memory_bandwidth", float64(st.MemoryBandwidth))
+	v.positive("storage.disk_bandwidth", float64(st.DiskBandwidth))
+	v.positive("storage.pfs_bandwidth", float64(st.PFSBandwidth))
+	v.nonNegative("storage.pfs_node_bandwidth", float64(st.PFSNodeBandwidth))
+	v.duration("storage.pfs_latency", st.PFSLatency)
+}
+
+func (v *validator) failures() {
+	f := v.s.Failures
+	v.oneOf("failures.distribution", f.Distribution, distributions)
+	v.duration("failures.node_mtbf", f.NodeMTBF)
+	v.positive("failures.weibull_shape", f.WeibullShape)
+	v.duration("failures.downtime", f.Downtime)
+	switch f.Distribution {
+	case "exponential", "weibull":
+		v.check(f.NodeMTBF > 0, v.s.blame("failures.node_mtbf", "failures.distribution"),
+			"must be > 0 for the %s distribution", f.Distribution)
+	case "trace":
+		v.check(f.TraceFile != "", v.s.blame("failures.trace_file", "failures.distribution"),
+			`the trace distribution needs failures.trace_file`)
+	case "scripted":
+		v.check(len(f.Scripted) > 0, v.s.blame("failures.scripted", "failures.distribution"),
+			`the scripted distribution needs a non-empty failures.scripted list`)
+	}
+	total := v.s.Cluster.Nodes + v.s.Cluster.Spares
+	for i, sf := range f.Scripted {
+		key := v.s.blame(fmt.Sprintf("failures.scripted[%d]", i), "failures.scripted")
+		v.check(sf.Node >= 0 && sf.Node < total, key,
+			"node must be in [0, nodes+spares) = [0, %d), got %d", total, sf.Node)
+		if sf.ByProgress {
+			v.check(sf.Progress >= 0 && sf.Progress <= 1, key, "progress must be in [0, 1], got %g", sf.Progress)
+		} else {
+			v.check(sf.At >= 0, key, "at must be ≥ 0, got %s", sf.At)
+		}
+	}
+}
+
+func (v *validator) detection() {
+	d := v.s.Detection
+	v.oneOf("detection.mode", d.Mode, modes)
+	v.duration("detection.period", d.Period)
+	v.duration("detection.timeout", d.Timeout)
+	v.duration("detection.delay", d.Delay)
+	v.check(d.HeartbeatBytes >= 0, "detection.heartbeat_bytes", "must be ≥ 0, got %s", d.HeartbeatBytes)
+	if d.Mode == "heartbeat" {
+		v.check(d.Period > 0, "detection.period", "must be > 0 in heartbeat mode, got %s", d.Period)
+		v.check(d.Timeout >= d.Period, v.s.blame("detection.timeout", "detection.period"),
+			"timeout (%s) must be ≥ period (%s)", d.Timeout, d.Period)
+	}
+}
+
+func (v *validator) sections() {
+	for _, sec := range []struct {
+		key string
+		s   *Section
+	}{{"workload.kind", v.s.Workload}, {"protocol.kind", v.s.Protocol}} {
+		v.check(sec.s != nil && sec.s.Kind() != "", sec.key, "must be set")
+	}
+}
