@@ -1,0 +1,165 @@
+package cpr
+
+import (
+	"math"
+	"testing"
+
+	"ftsim/sim"
+	"ftsim/workloads/synthetic"
+)
+
+// mcSetup is a checkpointed job the exact model describes: 4 nodes, work in
+// steps of 0.1 s, checkpoints to the parallel file system costing C = 0.1 s,
+// recovery R = spare boot 0.05 s + reading the checkpoint back 0.1 s, immediate
+// detection. Failures strike at any time — during work, checkpoints, boots and
+// reads — which is the model's rule except for the downtime: so D = 0 and the
+// boot belongs to R (a failure during R starts R again). Before the first
+// checkpoint there is nothing to read back: that segment's R is the boot alone.
+type mcSetup struct {
+	steps    int64
+	tau      sim.Time
+	nodeMTBF sim.Time
+}
+
+const (
+	mcC    = 0.1
+	mcR    = 0.15
+	mcBoot = 0.05
+)
+
+// exactMakespan sums the exact segment expectations and variances: segments of
+// tau work each followed by a checkpoint, the last one without; the first
+// segment's recovery is a restart from scratch (boot only).
+func exactMakespan(lambda, W, tau float64) (mean, variance float64) {
+	full := int(math.Floor(W/tau + 1e-9)) // checkpointed segments
+	last := W - float64(full)*tau
+	if last < 1e-9 {
+		full, last = full-1, tau
+	}
+	for i := 0; i <= full; i++ {
+		s := Segment{W: tau, C: mcC, R: mcR}
+		if i == 0 {
+			s.R = mcBoot
+		}
+		if i == full {
+			s.W, s.C = last, 0
+		}
+		mean += SegmentMean(lambda, s)
+		variance += SegmentVariance(lambda, s)
+	}
+	return mean, variance
+}
+
+func (m mcSetup) run(t *testing.T, seed uint64) float64 {
+	w, err := synthetic.New(synthetic.Params{Steps: m.steps, StepOps: 1e8, State: 25e6}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cluster()
+	cfg.Spares = 2000
+	cfg.SpareBoot = 50 * sim.Millisecond
+	cfg.Failures, cfg.NodeMTBF = sim.Exponential, m.nodeMTBF
+	cfg.Seed = seed
+	p, err := New(Config{Policy: PolicyFixed, Period: m.tau})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := sim.New(cfg, w, p)
+	res := rt.Run()
+	if !res.Finished || !res.Outcome.OK {
+		t.Fatalf("seed %d: finished %v outcome %+v", seed, res.Finished, res.Outcome)
+	}
+	return res.Makespan.Seconds()
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	var s, q float64
+	for _, x := range xs {
+		s += x
+	}
+	m := s / float64(len(xs))
+	for _, x := range xs {
+		q += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(q / float64(len(xs)-1))
+}
+
+// The mean makespan of periodic checkpointing equals the exact expectation
+// (sum of segment expectations, the last segment without checkpoint) within 4
+// standard errors, and the sample variance the exact variance within 10%.
+func TestPeriodicCheckpointMatchesExactModel(t *testing.T) {
+	reps := 3000
+	if testing.Short() {
+		reps = 600
+	}
+	cases := []mcSetup{
+		{steps: 10, tau: 200 * sim.Millisecond, nodeMTBF: 8 * sim.Second},
+		{steps: 10, tau: sim.Second, nodeMTBF: 8 * sim.Second}, // no checkpoint at all: restart from scratch
+		{steps: 20, tau: 500 * sim.Millisecond, nodeMTBF: 12 * sim.Second},
+	}
+	for _, c := range cases {
+		xs := make([]float64, reps)
+		for r := range xs {
+			xs[r] = c.run(t, uint64(r+1))
+		}
+		mean, sd := meanSD(xs)
+		lambda := 4 / c.nodeMTBF.Seconds()
+		W := float64(c.steps) * 0.1
+		want, v := exactMakespan(lambda, W, c.tau.Seconds())
+		wantSD := math.Sqrt(v)
+		t.Logf("W=%gs τ=%v λ=%g: mean %.4f s (sd %.4f), exact %.4f s (sd %.4f), first-order waste model %.4f s",
+			W, c.tau, lambda, mean, sd, want, wantSD, W/(1-FirstOrderWaste(mcC, c.tau.Seconds()+mcC, 0, mcR, 1/lambda)))
+		if math.Abs(mean-want) > 4*sd/math.Sqrt(float64(reps)) {
+			t.Errorf("mean %.4f, exact %.4f ± %.4f", mean, want, 4*sd/math.Sqrt(float64(reps)))
+		}
+		if math.Abs(sd-wantSD)/wantSD > 0.1 {
+			t.Errorf("sd %.4f, exact %.4f", sd, wantSD)
+		}
+	}
+}
+
+// Daly's interval is where the simulated makespan is smallest: with common
+// random numbers (the same failure trace for every interval) the paired
+// differences to a three times shorter and a three times longer interval are
+// both positive beyond their 95% intervals, as the exact model predicts.
+func TestDalyIntervalIsTheMinimum(t *testing.T) {
+	reps := 400
+	if testing.Short() {
+		reps = 150
+	}
+	const nodeMTBF = 8 * sim.Second // μ = 2 s
+	mu := nodeMTBF.Seconds() / 4
+	daly := DalyHigher(mcC, mu)
+	// the interval must be whole steps: round Daly's to 0.1 s
+	tau := sim.FromSeconds(math.Round(daly*10) / 10)
+	taus := []sim.Time{tau / 3, tau, 3 * tau}
+	for i := range taus {
+		taus[i] = sim.FromSeconds(math.Max(0.1, math.Round(taus[i].Seconds()*10)/10))
+	}
+	lambda := 1 / mu
+	exact := make([]float64, 3)
+	for i, x := range taus {
+		exact[i], _ = exactMakespan(lambda, 20, x.Seconds())
+	}
+	if !(exact[1] < exact[0] && exact[1] < exact[2]) {
+		t.Fatalf("the exact model does not put the minimum at τ=%v: %v", taus[1], exact)
+	}
+	diffs := [2][]float64{}
+	for r := 0; r < reps; r++ {
+		seed := uint64(r + 1)
+		ms := make([]float64, 3)
+		for i, x := range taus {
+			ms[i] = mcSetup{steps: 200, tau: x, nodeMTBF: nodeMTBF}.run(t, seed)
+		}
+		diffs[0] = append(diffs[0], ms[0]-ms[1])
+		diffs[1] = append(diffs[1], ms[2]-ms[1])
+	}
+	for i, d := range diffs {
+		m, sd := meanSD(d)
+		half := 1.96 * sd / math.Sqrt(float64(reps))
+		t.Logf("τ=%v vs Daly's %v: paired difference %.3f ± %.3f s (exact %.3f)", taus[2*i], taus[1], m, half, exact[2*i]-exact[1])
+		if m-half <= 0 {
+			t.Errorf("τ=%v is not significantly worse than Daly's τ=%v: %.3f ± %.3f", taus[2*i], taus[1], m, half)
+		}
+	}
+}
