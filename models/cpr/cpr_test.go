@@ -57,8 +57,8 @@ func TestFaultFreeOverheadIsCheckpointTimeTimesCount(t *testing.T) {
 		level Level
 		c     sim.Time
 	}{
-		{"pfs", Level{PFS, 1}, 100 * sim.Millisecond},   // 4 × 25 MB through 1 GB/s
-		{"disk", Level{Disk, 1}, 50 * sim.Millisecond},  // 25 MB at 500 MB/s
+		{"pfs", Level{PFS, 1}, 100 * sim.Millisecond},  // 4 × 25 MB through 1 GB/s
+		{"disk", Level{Disk, 1}, 50 * sim.Millisecond}, // 25 MB at 500 MB/s
 		{"memory", Level{Memory, 1}, 5 * sim.Millisecond},
 		{"buddy", Level{Buddy, 1}, 25*sim.Millisecond + sim.Microsecond}, // 25 MB at 1 GB/s + latency
 	}
