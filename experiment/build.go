@@ -19,7 +19,7 @@ import (
 func WorkloadKinds() []string { return []string{"life", "synthetic"} }
 
 // ProtocolKinds lists the protocols a scenario can name.
-func ProtocolKinds() []string { return []string{"none"} }
+func ProtocolKinds() []string { return []string{"none", "cpr"} }
 
 // buildWorkload decodes the [workload] section and builds the workload for
 // the scenario's cluster.
@@ -57,27 +57,20 @@ type protocolMaker func() sim.Protocol
 // buildProtocol decodes the [protocol] section.
 func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
 	sec := s.Protocol
-	if sec.Kind() == "none" {
+	switch sec.Kind() {
+	case "none":
 		var p struct{}
 		if err := sec.Decode(&p); err != nil {
 			return nil, err
 		}
+		return buildNone, nil
+	case "cpr":
+		return buildCPR(s)
 	}
-	mk, ok := buildProtocolKind(sec.Kind())
-	if !ok {
-		return nil, sec.Errorf("kind", "unknown protocol %q (known: %s)", sec.Kind(), strings.Join(ProtocolKinds(), ", "))
-	}
-	return mk, nil
+	return nil, sec.Errorf("kind", "unknown protocol %q (known: %s)", sec.Kind(), strings.Join(ProtocolKinds(), ", "))
 }
 
-// buildProtocolKind returns the maker of a protocol with default settings.
-func buildProtocolKind(kind string) (protocolMaker, bool) {
-	switch kind {
-	case "none":
-		return func() sim.Protocol { return none.New() }, true
-	}
-	return nil, false
-}
+func buildNone() sim.Protocol { return none.New() }
 
 // clusterConfig converts the scenario's machine, failures and detection to
 // simulator units for replication seed.

@@ -17,6 +17,10 @@ type Point struct {
 	protocol  protocolMaker
 	Baseline  sim.Time // no protocol, no failures
 	FaultFree sim.Time // this protocol, no failures
+	// FaultFreeStats are the counters of the fault-free run with the protocol
+	// (checkpoint count and time feed the predictions).
+	FaultFreeStats sim.Stats
+	ffProto        sim.Protocol
 }
 
 // Prepare builds a scenario's workload and protocol and runs its two
@@ -45,17 +49,22 @@ func Prepare(s *scenarios.Scenario) (*Point, error) {
 	}
 	p.Baseline = base.Makespan
 	p.FaultFree = base.Makespan
+	p.FaultFreeStats = base.Stats
 	if s.Protocol.Kind() != "none" {
-		ff, err := p.simulate(cfg, mk)
+		p.ffProto = mk()
+		rt, err := sim.New(cfg, w, p.ffProto)
 		if err != nil {
 			return nil, err
 		}
+		ff := rt.Run()
+		if !ff.Finished || !ff.Outcome.OK {
+			return nil, fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Kind(), ff.Outcome.Detail)
+		}
 		p.FaultFree = ff.Makespan
+		p.FaultFreeStats = ff.Stats
 	}
 	return p, nil
 }
-
-func buildNone() sim.Protocol { m, _ := buildProtocolKind("none"); return m() }
 
 func (p *Point) simulate(cfg sim.Config, mk protocolMaker) (sim.Result, error) {
 	rt, err := sim.New(cfg, p.workload, mk())

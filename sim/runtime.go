@@ -23,6 +23,7 @@ type Runtime struct {
 
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)
+	aborted   bool
 	appPaused bool
 	running   int // application tasks on cores
 	inFlight  int // application messages between send and arrival
@@ -147,6 +148,16 @@ func (rt *Runtime) Run() Result {
 	}
 	rt.eng.Run(limit)
 	return rt.result()
+}
+
+// Abort ends the run now because the protocol or the workload hit an error it
+// cannot handle (a state that does not deserialise, say): the run is reported
+// unfinished with the reason, instead of crashing the whole experiment.
+func (rt *Runtime) Abort(reason string) {
+	rt.stats.Unrecoverable++
+	rt.stats.UnrecoverableNote = "aborted: " + reason
+	rt.eng.Stop()
+	rt.aborted = true
 }
 
 // Engine returns the run's event engine.

@@ -58,6 +58,9 @@ func (r *Result) MeanRecovery() float64 {
 
 func (rt *Runtime) result() Result {
 	end := rt.eng.now
+	if rt.aborted {
+		rt.finished = false
+	}
 	if rt.finished {
 		end = rt.finishedAt
 	}

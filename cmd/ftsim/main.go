@@ -23,6 +23,6 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newScenariosCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newPredictCmd(), newScenariosCmd(), newVersionCmd())
 	return root
 }

@@ -210,4 +210,21 @@ func printTable(w io.Writer, p *experiment.Point, recs []experiment.Record) {
 	est("efficiency", sum.Efficiency, " ")
 	est("failures per run", sum.Failures, " ")
 	est("recovery per failure", sum.Recovery, "s")
+	fmt.Fprintln(w)
+	printPredictions(w, p.Predictions(), sum.Makespan)
+}
+
+// printPredictions lists the analytical figures; makespan predictions are
+// shown beside the simulated mean and their relative departure from it.
+func printPredictions(w io.Writer, preds []experiment.Prediction, simulated experiment.Estimate) {
+	fmt.Fprintln(w, "analytical predictions:")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, p := range preds {
+		dep := ""
+		if p.Makespan && simulated.N > 0 {
+			dep = fmt.Sprintf("simulated %.6g s (%+.1f%%)", simulated.Mean, 100*(p.Value/simulated.Mean-1))
+		}
+		fmt.Fprintf(tw, "  %s\t%.6g %s\t%s\t%s\t%s\n", p.Name, p.Value, p.Unit, p.Formula, p.Inputs, dep)
+	}
+	tw.Flush()
 }

@@ -296,13 +296,21 @@ func (p *Protocol) checkpoint() {
 			return
 		}
 		start := rt.Now() // the cut: from here the application waits for the checkpoint only
+		for i := 0; i < rt.NumObjects(); i++ {
+			if rt.Lost(sim.ObjID(i)) {
+				// a member died and is not yet detected: the collective
+				// checkpoint blocks until the detection aborts it
+				return
+			}
+		}
 		cp, err := p.snapshot()
 		if err != nil {
-			panic(err) // a workload that cannot serialise itself is a programming error
+			rt.Abort(fmt.Sprintf("checkpoint: %v", err))
+			return
 		}
-		p.write(cp, func() {
-			if gen != p.gen {
-				return
+		p.write(cp, func(ok bool) {
+			if gen != p.gen || !ok {
+				return // a writer failed: the checkpoint is void, the detection recovers
 			}
 			p.commit(cp)
 			st := rt.Stats()
@@ -346,9 +354,8 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 }
 
 // write stores every node's piece on the levels checkpoint cp.n belongs to and
-// calls done when all writes are complete. A failed write leaves the
-// checkpoint uncommitted: the failure that caused it starts a recovery.
-func (p *Protocol) write(cp *checkpoint, done func()) {
+// calls done when all writes are complete, with false if any of them failed.
+func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 	rt := p.RT
 	slots := rt.Slots()
 	buddy := map[sim.NodeID]sim.NodeID{}
@@ -361,10 +368,12 @@ func (p *Protocol) write(cp *checkpoint, done func()) {
 	}
 	sort.Slice(owners, func(i, j int) bool { return owners[i] < owners[j] })
 	pending := 1
+	all := true
 	finish := func(ok bool) {
 		pending--
+		all = all && ok
 		if pending == 0 {
-			done()
+			done(all)
 		}
 	}
 	st := rt.Stats()
@@ -595,7 +604,8 @@ func (p *Protocol) recover(gen int) {
 		for i := range cp.states {
 			id := sim.ObjID(i)
 			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i]); err != nil {
-				panic(err)
+				rt.Abort(fmt.Sprintf("restore: %v", err))
+				return
 			}
 		}
 		p.resume()

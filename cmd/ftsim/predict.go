@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"ftsim/experiment"
+)
+
+func newPredictCmd() *cobra.Command {
+	var sets []string
+	c := &cobra.Command{
+		Use:   "predict [FILE]",
+		Short: "Print the analytical predictions that apply to a scenario",
+		Long: `Print the closed-form predictions for a scenario (restart from scratch,
+Young and Daly intervals, the exact periodic-checkpoint expectation, first-order
+waste, MPI/FT eq. 1.2), beside the parameters they used. Only the fault-free
+reference runs are simulated.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := ""
+			if len(args) == 1 {
+				file = args[0]
+			}
+			s, err := loadScenario(file, sets)
+			if err != nil {
+				return err
+			}
+			p, err := experiment.Prepare(s)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "scenario %s: %s, protocol %s, %d nodes\n", s.Name, s.Workload.Kind(), s.Protocol.Kind(), s.Cluster.Nodes)
+			printPredictions(w, p.Predictions(), experiment.Estimate{})
+			return nil
+		},
+	}
+	c.Flags().StringArrayVar(&sets, "set", nil, "override a scenario key: dotted.key=value")
+	return c
+}

@@ -1,0 +1,73 @@
+package experiment
+
+import (
+	"ftsim/models/cpr"
+	"ftsim/scenarios"
+	"ftsim/sim"
+)
+
+// cprParams are the [protocol] keys of kind "cpr".
+type cprParams struct {
+	Interval string             `toml:"interval"` // fixed, iterations, young, daly, auto
+	Period   scenarios.Duration `toml:"period"`   // fixed; first interval of auto
+	Every    int64              `toml:"every"`    // iterations between checkpoints
+	Tier     string             `toml:"tier"`     // single level: pfs, disk, memory, buddy
+	Levels   []cprLevel         `toml:"levels"`   // multi-level, cheapest first
+	Drain    bool               `toml:"drain"`    // false: record in-flight messages (LuNA-style)
+	MaxLive  scenarios.Size     `toml:"max_live"` // defer a checkpoint until live state ≤ this
+	MaxWait  scenarios.Duration `toml:"max_wait"` // ... for at most this long
+}
+
+type cprLevel struct {
+	Tier  string `toml:"tier"`
+	Every int64  `toml:"every"`
+}
+
+// PlatformMTBF is the mean time between failures of the whole application
+// (node MTBF / nodes), or 0 when failures are not a renewal process.
+func PlatformMTBF(s *scenarios.Scenario) sim.Time {
+	switch s.Failures.Distribution {
+	case "exponential", "weibull":
+		return sim.Time(s.Failures.NodeMTBF) / sim.Time(s.Cluster.Nodes)
+	}
+	return 0
+}
+
+func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
+	sec := s.Protocol
+	p := cprParams{Interval: "daly", Period: scenarios.Duration(10 * sim.Minute), Every: 10, Tier: "pfs", Drain: true}
+	if err := sec.Decode(&p); err != nil {
+		return nil, err
+	}
+	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
+		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s)}
+	if sec.Has("levels") && sec.Has("tier") {
+		return nil, sec.Errorf("tier", "give tier or levels, not both")
+	}
+	if len(p.Levels) == 0 {
+		t, err := cpr.ParseTier(p.Tier)
+		if err != nil {
+			return nil, sec.Errorf("tier", "%v", err)
+		}
+		cfg.Levels = []cpr.Level{{Tier: t, Every: 1}}
+	}
+	for _, l := range p.Levels {
+		t, err := cpr.ParseTier(l.Tier)
+		if err != nil {
+			return nil, sec.Errorf("levels", "%v", err)
+		}
+		cfg.Levels = append(cfg.Levels, cpr.Level{Tier: t, Every: int(l.Every)})
+	}
+	if (cfg.Policy == cpr.PolicyYoung || cfg.Policy == cpr.PolicyDaly || cfg.Policy == cpr.PolicyAuto) && cfg.PlatformMTBF == 0 {
+		// no failure rate to optimise for (no failures, a trace or a script):
+		// fall back to the fixed period
+		cfg.Policy = cpr.PolicyFixed
+	}
+	if _, err := cpr.New(cfg); err != nil {
+		return nil, sec.Errorf("interval", "%v", err)
+	}
+	return func() sim.Protocol {
+		p, _ := cpr.New(cfg) // validated above
+		return p
+	}, nil
+}

@@ -1,0 +1,286 @@
+package stencil
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"ftsim/models/none"
+	"ftsim/sim"
+)
+
+type plain struct{ sim.BaseProtocol }
+
+func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
+	t.Helper()
+	w, err := New(p, nodes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Nodes = nodes
+	rt, err := sim.New(cfg, w, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished {
+		t.Fatalf("run did not finish: %+v", res.Outcome)
+	}
+	return res
+}
+
+// Every decomposition, given or chosen, ends with the sequential sweep's
+// values bit for bit, and with its sum as the answer.
+func TestDistributedMatchesReference(t *testing.T) {
+	cases := []struct {
+		nx, ny, nz, iters int
+		blocks            []int64
+		perNode           int64
+		nodes             int
+		want              [3]int // decomposition
+	}{
+		{6, 6, 6, 5, []int64{1, 1, 1}, 1, 1, [3]int{1, 1, 1}},
+		{5, 4, 3, 4, nil, 1, 1, [3]int{1, 1, 1}}, // one block, chosen
+		{8, 6, 5, 6, []int64{2, 1, 1}, 1, 2, [3]int{2, 1, 1}},
+		{8, 8, 8, 6, []int64{2, 2, 2}, 1, 4, [3]int{2, 2, 2}},
+		{7, 5, 3, 7, []int64{3, 2, 1}, 1, 3, [3]int{3, 2, 1}}, // uneven blocks
+		{3, 2, 2, 4, []int64{3, 2, 2}, 1, 4, [3]int{3, 2, 2}}, // one point per block
+		{12, 12, 12, 5, nil, 2, 2, [3]int{1, 2, 2}},
+		{12, 12, 12, 5, nil, 4, 3, [3]int{2, 2, 3}},
+		{10, 9, 8, 5, nil, 8, 2, [3]int{4, 2, 2}},
+		{16, 16, 4, 5, nil, 1, 4, [3]int{2, 2, 1}}, // flat grid: cut across the long axes
+		{9, 7, 6, 0, []int64{2, 2, 1}, 1, 2, [3]int{2, 2, 1}},
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("%dx%dx%d-i%d-%v-bpn%d-n%d", c.nx, c.ny, c.nz, c.iters, c.blocks, c.perNode, c.nodes)
+		t.Run(name, func(t *testing.T) {
+			p := DefaultParams()
+			p.NX, p.NY, p.NZ, p.Iterations = int64(c.nx), int64(c.ny), int64(c.nz), int64(c.iters)
+			p.Blocks, p.BlocksPerNode, p.Seed = c.blocks, c.perNode, 7
+			w, err := New(p, c.nodes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bx, by, bz := w.Blocks(); [3]int{bx, by, bz} != c.want {
+				t.Fatalf("decomposition %d×%d×%d, want %v", bx, by, bz, c.want)
+			}
+			res := run(t, p, c.nodes, sim.DefaultConfig(), &plain{})
+			ref := NewGrid3(c.nx, c.ny, c.nz, 7)
+			ref.Run(c.iters)
+			if !res.Outcome.OK || res.Outcome.Digest != ref.Digest() || res.Outcome.Answer != fmt.Sprintf("%.17g", ref.Sum()) {
+				t.Fatalf("outcome %+v, reference digest %s sum %.17g", res.Outcome, ref.Digest(), ref.Sum())
+			}
+		})
+	}
+}
+
+// The defaults run on a small cluster and match the reference.
+func TestDefaults(t *testing.T) {
+	res := run(t, DefaultParams(), 4, sim.DefaultConfig(), &plain{})
+	if !res.Outcome.OK {
+		t.Fatalf("outcome %+v", res.Outcome)
+	}
+}
+
+// The fault-free makespan follows from the model by hand: per iteration a
+// face crosses the network (1 µs + bytes / 10 GB/s, rounded up to a
+// nanosecond) and then the block computes (points × point_ops / 1 Gop/s).
+func TestMakespanByHand(t *testing.T) {
+	cases := []struct {
+		name    string
+		n       int64   // real points per axis
+		modeled int64   // modeled points per axis, 0 = real
+		blocks  []int64 // on one node each unless nodes says otherwise
+		nodes   int
+		want    sim.Time
+	}{
+		// 2 blocks of 2×4×4 = 32 points: compute 32×8 = 256 ns; a face is
+		// 4×4×8 = 128 B: 1000 + 12.8↑13 ns. Three iterations, no face after
+		// the last: 3 × (1013 + 256).
+		{"two nodes", 4, 0, []int64{2, 1, 1}, 2, 3 * (1013 + 256)},
+		// The same with every axis ×100: 32e6 points × 8 = 0.256 s of compute;
+		// faces of 16e4 points × 8 B = 1.28 MB take 128 µs.
+		{"two nodes modeled", 4, 400, []int64{2, 1, 1}, 2, 3 * (1000 + 128_000 + 256_000_000)},
+		// A lone block ticks itself: same-node messages take no time.
+		{"one block", 4, 0, []int64{1, 1, 1}, 1, 3 * 64 * 8},
+		// Two blocks sharing one core: the core never idles.
+		{"one node", 4, 0, []int64{2, 1, 1}, 1, 3 * 2 * 256},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := DefaultParams()
+			p.NX, p.NY, p.NZ, p.Iterations, p.Blocks = c.n, c.n, c.n, 3, c.blocks
+			p.ModeledNX, p.ModeledNY, p.ModeledNZ = c.modeled, c.modeled, c.modeled
+			res := run(t, p, c.nodes, sim.DefaultConfig(), &plain{})
+			if !res.Outcome.OK || res.Makespan != c.want {
+				t.Fatalf("makespan %d ns, want %d; outcome %+v", res.Makespan, c.want, res.Outcome)
+			}
+		})
+	}
+}
+
+// Under the baseline protocol with failures the run restarts and still ends
+// with the reference answer.
+func TestRestartUnderFailures(t *testing.T) {
+	p := DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 12, 10, 8, 20, 2
+	cfg := sim.DefaultConfig()
+	cfg.Spares = 2
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 1, Progress: 0.3, ByProgress: true}, {Node: 3, Progress: 0.6, ByProgress: true}}
+	res := run(t, p, 4, cfg, none.New())
+	if !res.Outcome.OK || res.Stats.Restarts != 2 || res.Stats.Failures != 2 {
+		t.Fatalf("outcome %+v, restarts %d, failures %d", res.Outcome, res.Stats.Restarts, res.Stats.Failures)
+	}
+}
+
+// roundTrip replaces every object by a copy rebuilt from its serialised
+// state after each of its handlers: a state that forgot anything (a face
+// buffered for a later iteration) would stall or corrupt the run.
+type roundTrip struct {
+	sim.BaseProtocol
+	t        *testing.T
+	restores int
+	early    int // snapshots holding a face for a later iteration
+}
+
+func (p *roundTrip) OnHandled(id sim.ObjID) {
+	rt := p.RT
+	rt.At(rt.Now(), func() {
+		if rt.Running(id) || rt.Lost(id) {
+			return
+		}
+		state, inbox, err := rt.Snapshot(id)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if b := rt.Object(id).(*block); len(b.pend) > 0 && b.pend[len(b.pend)-1].iter > b.iter {
+			p.early++
+		}
+		if err := rt.Restore(id, rt.NodeOf(id), state, inbox); err != nil {
+			p.t.Fatal(err)
+		}
+		p.restores++
+	})
+}
+
+func TestRestoreAfterEveryHandler(t *testing.T) {
+	p := DefaultParams()
+	// A chain of four blocks, two per node: block 1's neighbour on its own
+	// node answers long before the one across the network, so its face for
+	// the next iteration arrives early and must survive the round trip.
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks = 9, 4, 4, 12, []int64{4, 1, 1}
+	proto := &roundTrip{t: t}
+	res := run(t, p, 2, sim.DefaultConfig(), proto)
+	if !res.Outcome.OK || proto.restores == 0 || proto.early == 0 {
+		t.Fatalf("outcome %+v, restores %d, with early faces %d", res.Outcome, proto.restores, proto.early)
+	}
+}
+
+func newBlock(t *testing.T, id sim.ObjID) (*Workload, *block) {
+	t.Helper()
+	p := DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks = 6, 5, 4, 10, []int64{2, 2, 2}
+	w, err := New(p, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, w.NewObject(id).(*block)
+}
+
+func TestStateRoundTrip(t *testing.T) {
+	w, b := newBlock(t, 1) // block (1, 0, 0): neighbours at x−, y+, z+
+	if b.expect != 1<<xMinus|1<<yPlus|1<<zPlus {
+		t.Fatalf("expected faces %06b", b.expect)
+	}
+	b.iter = 3
+	b.u[b.lx*b.ly+b.lx+1] = 0.25
+	face := func(d int, v byte) []byte { return bytes.Repeat([]byte{v}, 8*b.facePoints[d]) }
+	b.pend = []pending{
+		{iter: 3, got: 1 << yPlus, faces: [6][]byte{yPlus: face(yPlus, 1)}},
+		{iter: 4, got: 1<<xMinus | 1<<zPlus, faces: [6][]byte{xMinus: face(xMinus, 2), zPlus: face(zPlus, 3)}},
+	}
+	data, err := b.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.NewObject(1).(*block)
+	if err := r.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := r.MarshalBinary()
+	if !bytes.Equal(data, again) || r.iter != 3 || len(r.pend) != 2 || !bytes.Equal(r.pend[1].faces[zPlus], face(zPlus, 3)) ||
+		r.u[b.lx*b.ly+b.lx+1] != 0.25 || r.ModeledSize() != b.ModeledSize() {
+		t.Fatal("round trip changed the state")
+	}
+	bad := map[string][]byte{"empty": nil, "one byte": data[:1], "one byte short": data[:len(data)-1],
+		"trailing byte": append(bytes.Clone(data), 0)}
+	for name, d := range bad {
+		if err := w.NewObject(1).UnmarshalBinary(d); err == nil {
+			t.Errorf("%s: state accepted", name)
+		}
+	}
+	for cut := 0; cut < len(data); cut += 7 {
+		if err := w.NewObject(1).UnmarshalBinary(data[:cut]); err == nil {
+			t.Fatalf("state truncated to %d of %d bytes accepted", cut, len(data))
+		}
+	}
+	// A state for another block (different faces) is rejected too.
+	if err := w.NewObject(0).UnmarshalBinary(data); err == nil {
+		t.Error("block 1's state accepted by block 0")
+	}
+}
+
+// Messages a handler must ignore change nothing and touch no context: a
+// face of a past iteration (a protocol's duplicate), of a direction the
+// block has no neighbour in, of the wrong size, or past the last iteration.
+func TestIgnoredMessages(t *testing.T) {
+	_, b := newBlock(t, 1)
+	b.iter = 3
+	before, _ := b.MarshalBinary()
+	ok := make([]byte, 8*b.facePoints[xMinus])
+	for name, m := range map[string]*sim.Message{
+		"past iteration":  {Tag: tag(2, xMinus), Payload: ok},
+		"no neighbour":    {Tag: tag(3, xPlus), Payload: ok},
+		"wrong size":      {Tag: tag(3, xMinus), Payload: ok[:8]},
+		"after the last":  {Tag: tag(10, xMinus), Payload: ok},
+		"not a face":      {Tag: -1},
+		"lone block tick": {Tag: tag(3, dirSelf)},
+	} {
+		b.Handle(nil, m)
+		if after, _ := b.MarshalBinary(); !bytes.Equal(before, after) {
+			t.Fatalf("%s: state changed", name)
+		}
+	}
+}
+
+func TestParamErrors(t *testing.T) {
+	cases := []struct {
+		key string // the error must name it
+		f   func(p *Params)
+	}{
+		{"nx", func(p *Params) { p.NX = 0 }},
+		{"nz", func(p *Params) { p.NZ = -3 }},
+		{"nx", func(p *Params) { p.NX, p.NY, p.NZ = 1<<10, 1<<10, 1<<10 }},
+		{"iterations", func(p *Params) { p.Iterations = -1 }},
+		{"iterations", func(p *Params) { p.Iterations = 1 << 40 }},
+		{"blocks", func(p *Params) { p.Blocks = []int64{2, 2} }},
+		{"blocks", func(p *Params) { p.Blocks = []int64{2, 0, 1} }},
+		{"blocks", func(p *Params) { p.Blocks = []int64{49, 1, 1} }},
+		{"blocks_per_node", func(p *Params) { p.BlocksPerNode = 0 }},
+		{"blocks_per_node", func(p *Params) { p.NX, p.NY, p.NZ, p.BlocksPerNode = 2, 2, 2, 3 }}, // 12 blocks > 8 points
+		{"blocks", func(p *Params) { p.NX, p.NY, p.NZ, p.BlocksPerNode = 3, 3, 3, 5 }},          // 20 = 2·2·5 fits no 3×3×3 box
+		{"point_ops", func(p *Params) { p.PointOps = -1 }},
+		{"bytes_per_point", func(p *Params) { p.BytesPerPoint = -1 }},
+		{"modeled_ny", func(p *Params) { p.ModeledNY = -1 }},
+	}
+	for i, c := range cases {
+		p := DefaultParams()
+		c.f(&p)
+		_, err := New(p, 4, nil)
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("case %d: error %v, want one naming %s", i, err, c.key)
+		}
+	}
+}
