@@ -11,12 +11,15 @@ import (
 	"ftsim/models/none"
 	"ftsim/scenarios"
 	"ftsim/sim"
+	"ftsim/workloads/farm"
 	"ftsim/workloads/life"
+	"ftsim/workloads/pida"
+	"ftsim/workloads/stencil"
 	"ftsim/workloads/synthetic"
 )
 
 // WorkloadKinds lists the workloads a scenario can name.
-func WorkloadKinds() []string { return []string{"life", "synthetic"} }
+func WorkloadKinds() []string { return []string{"life", "stencil", "pida", "farm", "synthetic"} }
 
 // ProtocolKinds lists the protocols a scenario can name.
 func ProtocolKinds() []string { return []string{"none", "cpr"} }
@@ -33,6 +36,36 @@ func buildWorkload(s *scenarios.Scenario) (sim.Workload, error) {
 			return nil, err
 		}
 		w, err := life.New(p, nodes, s.Resolve)
+		if err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
+		return w, nil
+	case "stencil":
+		p := stencil.DefaultParams()
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		w, err := stencil.New(p, nodes, s.Resolve)
+		if err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
+		return w, nil
+	case "pida":
+		p := pida.DefaultParams()
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		w, err := pida.New(p, nodes, s.Resolve)
+		if err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
+		return w, nil
+	case "farm":
+		p := farm.DefaultParams()
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		w, err := farm.New(p, nodes, s.Resolve)
 		if err != nil {
 			return nil, sec.Errorf("", "%v", err)
 		}
