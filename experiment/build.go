@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"ftsim/models/cpr"
 	"ftsim/models/none"
 	"ftsim/scenarios"
 	"ftsim/sim"
@@ -22,7 +23,7 @@ import (
 func WorkloadKinds() []string { return []string{"life", "stencil", "pida", "farm", "synthetic"} }
 
 // ProtocolKinds lists the protocols a scenario can name.
-func ProtocolKinds() []string { return []string{"none", "cpr"} }
+func ProtocolKinds() []string { return []string{"none", "cpr", "mpift-ia"} }
 
 // buildWorkload decodes the [workload] section and builds the workload for
 // the scenario's cluster.
@@ -99,6 +100,15 @@ func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
 		return buildNone, nil
 	case "cpr":
 		return buildCPR(s)
+	case "mpift-ia":
+		var p struct{}
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		if s.Workload.Kind() != "farm" {
+			return nil, sec.Errorf("kind", "protocol mpift-ia (master/worker task resubmission) needs workload.kind = \"farm\", not %q", s.Workload.Kind())
+		}
+		return func() sim.Protocol { return cpr.NewModelIa() }, nil
 	}
 	return nil, sec.Errorf("kind", "unknown protocol %q (known: %s)", sec.Kind(), strings.Join(ProtocolKinds(), ", "))
 }

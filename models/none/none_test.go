@@ -1,10 +1,11 @@
-package none
+package none_test
 
 import (
 	"math"
 	"testing"
 
 	"ftsim/models/cpr"
+	"ftsim/models/none"
 	"ftsim/sim"
 	"ftsim/workloads/synthetic"
 )
@@ -42,7 +43,7 @@ func TestMatchesRestartFromScratchFormula(t *testing.T) {
 				cfg.Failures, cfg.NodeMTBF = sim.Exponential, c.mtbf
 				cfg.SpareBoot = c.boot
 				cfg.Seed = uint64(r + 1)
-				rt, err := sim.New(cfg, w, New())
+				rt, err := sim.New(cfg, w, none.New())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,7 +83,7 @@ func TestRestartOnSurvivors(t *testing.T) {
 	cfg.Nodes = 4
 	cfg.Failures = sim.ScriptedFailures
 	cfg.Planned = []sim.ScriptedFailure{{Node: 2, Progress: 0.5, ByProgress: true}}
-	rt, _ := sim.New(cfg, w, New())
+	rt, _ := sim.New(cfg, w, none.New())
 	res := rt.Run()
 	if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 1 {
 		t.Fatalf("finished %v outcome %+v restarts %d", res.Finished, res.Outcome, res.Stats.Restarts)
