@@ -12,6 +12,7 @@ import (
 	"ftsim/models/none"
 	"ftsim/scenarios"
 	"ftsim/sim"
+	"ftsim/workloads/dp"
 	"ftsim/workloads/farm"
 	"ftsim/workloads/life"
 	"ftsim/workloads/pida"
@@ -20,7 +21,9 @@ import (
 )
 
 // WorkloadKinds lists the workloads a scenario can name.
-func WorkloadKinds() []string { return []string{"life", "stencil", "pida", "farm", "synthetic"} }
+func WorkloadKinds() []string {
+	return []string{"life", "stencil", "pida", "dp", "farm", "synthetic"}
+}
 
 // ProtocolKinds lists the protocols a scenario can name.
 func ProtocolKinds() []string { return []string{"none", "cpr", "mpift-ia"} }
@@ -57,6 +60,16 @@ func buildWorkload(s *scenarios.Scenario) (sim.Workload, error) {
 			return nil, err
 		}
 		w, err := pida.New(p, nodes, s.Resolve)
+		if err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
+		return w, nil
+	case "dp":
+		p := dp.DefaultParams()
+		if err := sec.Decode(&p); err != nil {
+			return nil, err
+		}
+		w, err := dp.New(p, nodes, s.Resolve)
 		if err != nil {
 			return nil, sec.Errorf("", "%v", err)
 		}
