@@ -79,19 +79,68 @@ func (rt *Runtime) onStorageDone(ev Event) {
 // psShare is a processor-sharing bandwidth: k concurrent flows each get
 // min(rate/k, perFlow). All flows progress at the same speed, so one "virtual"
 // byte counter v serves them all: a flow finishes when v reaches its start value
-// plus its size.
+// plus its size, and the flows are kept in a min-heap of those values.
+// Flows added at the same instant (every node writing its checkpoint) cost one
+// rescheduling, not one each.
 type psShare struct {
 	rate, perFlow float64
 	v             float64 // bytes served to every active flow since the start
 	last          Time
-	flows         []psFlow
+	flows         psHeap
 	gen           int64
+	kick          bool // a rescheduling is pending at the current instant
 }
 
 type psFlow struct {
 	ref    int32 // calls slot
 	node   NodeID
 	finish float64 // value of v at which it completes
+}
+
+type psHeap []psFlow
+
+func (h psHeap) less(i, j int) bool {
+	if h[i].finish != h[j].finish {
+		return h[i].finish < h[j].finish
+	}
+	return h[i].ref < h[j].ref
+}
+
+func (h *psHeap) push(f psFlow) {
+	*h = append(*h, f)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *psHeap) pop() psFlow {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && a.less(l, m) {
+			m = l
+		}
+		if l+1 < n && a.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }
 
 func (p *psShare) speed() float64 {
@@ -111,30 +160,39 @@ func (p *psShare) advance(now Time) {
 
 func (p *psShare) add(rt *Runtime, ref int32, n NodeID, size int64) {
 	p.advance(rt.eng.now)
-	p.flows = append(p.flows, psFlow{ref: ref, node: n, finish: p.v + float64(size)})
-	p.reschedule(rt)
+	p.flows.push(psFlow{ref: ref, node: n, finish: p.v + float64(size)})
+	p.touch(rt)
+}
+
+// touch asks for one rescheduling at the current instant.
+func (p *psShare) touch(rt *Runtime) {
+	p.gen++ // the completion event scheduled before is void
+	if !p.kick {
+		p.kick = true
+		rt.eng.Schedule(rt.eng.now, rt.kPFS, 1, 0)
+	}
 }
 
 // dropNode aborts the transfers of failed node n.
 func (p *psShare) dropNode(rt *Runtime, n NodeID) {
 	p.advance(rt.eng.now)
-	out := p.flows[:0]
+	var keep psHeap
 	var dropped []int32
 	for _, f := range p.flows {
 		if f.node == n {
 			dropped = append(dropped, f.ref)
 			continue
 		}
-		out = append(out, f)
+		keep.push(f)
 	}
 	if len(dropped) == 0 {
 		return
 	}
-	p.flows = out
+	p.flows = keep
 	for _, ref := range dropped {
 		rt.calls.take(ref).done(false)
 	}
-	p.reschedule(rt)
+	p.touch(rt)
 }
 
 func (p *psShare) reschedule(rt *Runtime) {
@@ -142,33 +200,30 @@ func (p *psShare) reschedule(rt *Runtime) {
 	if len(p.flows) == 0 {
 		return
 	}
-	next := math.Inf(1)
-	for _, f := range p.flows {
-		next = math.Min(next, f.finish)
-	}
-	d := Time(math.Ceil((next - p.v) / p.speed() * 1e9))
+	d := Time(math.Ceil((p.flows[0].finish - p.v) / p.speed() * 1e9))
 	rt.eng.After(max(d, 0), rt.kPFS, 0, p.gen)
 }
 
 // pfsEpsilon absorbs the rounding of completion times to whole nanoseconds.
 const pfsEpsilon = 1e-3
 
+// onPFS is a rescheduling request (I = 1) or a completion (I = 0).
 func (rt *Runtime) onPFS(ev Event) {
 	p := &rt.pfs
+	if ev.I == 1 {
+		p.kick = false
+		p.advance(rt.eng.now)
+		p.reschedule(rt)
+		return
+	}
 	if ev.J != p.gen {
 		return
 	}
 	p.advance(rt.eng.now)
-	out := p.flows[:0]
 	var doneRefs []int32
-	for _, f := range p.flows {
-		if f.finish <= p.v+pfsEpsilon {
-			doneRefs = append(doneRefs, f.ref)
-			continue
-		}
-		out = append(out, f)
+	for len(p.flows) > 0 && p.flows[0].finish <= p.v+pfsEpsilon {
+		doneRefs = append(doneRefs, p.flows.pop().ref)
 	}
-	p.flows = out
 	p.reschedule(rt)
 	for _, ref := range doneRefs {
 		rt.calls.take(ref).done(true)
