@@ -1,0 +1,66 @@
+package experiment
+
+import (
+	"fmt"
+	"testing"
+
+	"ftsim/scenarios"
+)
+
+// Every workload, under every protocol that applies to it, with failures
+// striking at 30% and 65% of progress, ends with its reference answer.
+func TestEveryWorkloadSurvivesFailures(t *testing.T) {
+	workloads := map[string][]string{
+		"life":      {"width=48", "height=48", "generations=30", "objects_per_node=2"},
+		"stencil":   {"nx=12", "ny=10", "nz=8", "iterations=20", "blocks_per_node=2"},
+		"pida":      {"korf=94", `korf_file="` + korfFile + `"`, "objects_per_node=2"},
+		"dp":        {`problem="lcs"`, "random_a=300", "random_b=200"},
+		"farm":      {"width=96", "height=96", "tile=16", "max_iter=300"},
+		"synthetic": {"steps=20", "exchange=4096", "objects=8"},
+	}
+	// a checkpoint period of about an eighth of each fault-free run
+	periods := map[string]string{"life": "30us", "stencil": "8us", "pida": "1ms", "dp": "40us", "farm": "300us", "synthetic": "500ms"}
+	for _, wk := range WorkloadKinds() {
+		args, ok := workloads[wk]
+		if !ok {
+			t.Fatalf("workload %q has no case in this test", wk)
+		}
+		if wk == "pida" && korfFile == "" {
+			continue
+		}
+		for _, pk := range []string{"none", "cpr"} {
+			t.Run(wk+"/"+pk, func(t *testing.T) {
+				over := []string{"workload.kind=" + wk, "protocol.kind=" + pk, "cluster.nodes=4", "cluster.spares=3",
+					"failures.distribution=scripted",
+					"failures.scripted=[{node=1, progress=0.3}, {node=2, progress=0.65}]",
+					"detection.mode=oracle"}
+				for _, a := range args {
+					over = append(over, "workload."+a)
+				}
+				if pk == "cpr" {
+					over = append(over, `protocol.interval="fixed"`, `protocol.tier="buddy"`, "protocol.period="+periods[wk])
+				}
+				s, err := scenarios.Parse("test.toml", []byte(`name = "t"`), over)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := Prepare(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := p.Run(0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !r.Finished || !r.DigestOK || r.Failures == 0 {
+					t.Fatalf("finished %v digest_ok %v failures %d: %s", r.Finished, r.DigestOK, r.Failures, r.Note)
+				}
+				if pk == "cpr" && r.Checkpoints == 0 {
+					t.Fatalf("no checkpoint was taken (fault-free %.6g s)", r.FaultFreeS)
+				}
+				t.Log(fmt.Sprintf("makespan %.6g s, baseline %.6g s, failures %d, restarts %d, checkpoints %d",
+					r.MakespanS, r.BaselineS, r.Failures, r.Restarts, r.Checkpoints))
+			})
+		}
+	}
+}
