@@ -163,3 +163,41 @@ func TestDalyIntervalIsTheMinimum(t *testing.T) {
 		}
 	}
 }
+
+// Optimal equal chunking: the simulated mean makespan with the chunk count of
+// OptimalChunks (x* = 1 + W₀(−e^{−λC−1})) matches the exact expectation, and
+// that count minimises the exact expectation over all chunk counts.
+func TestOptimalChunkingMatchesSimulation(t *testing.T) {
+	const nodeMTBF = 8 * sim.Second // λ = 4/8 s
+	lambda, W := 0.5, 2.0
+	K, _ := OptimalChunks(lambda, W, mcC)
+	if K != 4 {
+		t.Fatalf("OptimalChunks gives K=%d; this test's steps are chosen for K=4", K)
+	}
+	best := math.Inf(1)
+	bestK := 0
+	for k := 1; k <= 20; k++ {
+		// the literature's model: every chunk followed by a checkpoint
+		if m := float64(k) * SegmentMean(lambda, Segment{W: W / float64(k), C: mcC, R: mcR}); m < best {
+			best, bestK = m, k
+		}
+	}
+	if bestK != K {
+		t.Fatalf("the exact expectation is smallest at K=%d, OptimalChunks says %d", bestK, K)
+	}
+	reps := 3000
+	if testing.Short() {
+		reps = 600
+	}
+	xs := make([]float64, reps)
+	tau := sim.FromSeconds(W / float64(K))
+	for r := range xs {
+		xs[r] = mcSetup{steps: 20, tau: tau, nodeMTBF: nodeMTBF}.run(t, uint64(r+1))
+	}
+	mean, sd := meanSD(xs)
+	want, _ := exactMakespan(lambda, W, tau.Seconds())
+	t.Logf("K*=%d: simulated %.4f s (sd %.4f), exact %.4f s", K, mean, sd, want)
+	if math.Abs(mean-want) > 4*sd/math.Sqrt(float64(reps)) {
+		t.Fatalf("simulated %.4f, exact %.4f ± %.4f", mean, want, 4*sd/math.Sqrt(float64(reps)))
+	}
+}
