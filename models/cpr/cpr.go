@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"ftsim/models/none"
 	"ftsim/sim"
 )
 
@@ -84,11 +85,11 @@ type Protocol struct {
 	sim.BaseProtocol
 	cfg Config
 
-	gen     int // bumped by every failure: work of an older generation is void
-	seq     int // checkpoints committed
-	cps     []*checkpoint
-	booting map[sim.NodeID]sim.NodeID
-	notBef  sim.Time
+	gen    int // bumped by every failure: work of an older generation is void
+	seq    int // checkpoints committed
+	cps    []*checkpoint
+	nodes  *none.Replacer
+	notBef sim.Time
 
 	interval  sim.Time // current interval (time policies)
 	boundary  int64    // Iterations: per-object progress at which the next checkpoint is taken
@@ -146,7 +147,13 @@ func New(cfg Config) (*Protocol, error) {
 	default:
 		return nil, fmt.Errorf("unknown checkpoint policy %q (fixed, iterations, young, daly, auto)", cfg.Policy)
 	}
-	return &Protocol{cfg: cfg, booting: map[sim.NodeID]sim.NodeID{}}, nil
+	return &Protocol{cfg: cfg}, nil
+}
+
+// Init prepares the node replacement.
+func (p *Protocol) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.nodes = none.NewReplacer(rt, p.maybeRecover)
 }
 
 // Interval is the current checkpoint interval (0 for the iterations policy).
@@ -509,23 +516,7 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	rt.PauseApp()
 	rt.NewEpoch()
 	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)
-	failed := f.Node
-	if old, ok := p.booting[f.Node]; ok {
-		delete(p.booting, f.Node)
-		failed = old
-	} else if !inSlots(rt, f.Node) {
-		p.maybeRecover()
-		return
-	}
-	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
-		delete(p.booting, s)
-		rt.ReplaceSlot(failed, s)
-		p.maybeRecover()
-	})
-	if ok {
-		p.booting[spare] = failed
-	} else {
-		rt.RemoveSlot(failed)
+	if p.nodes.Failed(f) {
 		if len(rt.Slots()) == 0 {
 			st := rt.Stats()
 			st.Unrecoverable++
@@ -539,12 +530,12 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 
 func (p *Protocol) maybeRecover() {
 	rt := p.RT
-	if len(p.booting) > 0 || len(rt.Slots()) == 0 {
+	if p.nodes.Pending() || len(rt.Slots()) == 0 {
 		return
 	}
 	gen := p.gen
 	rt.At(p.notBef, func() {
-		if gen == p.gen && len(p.booting) == 0 {
+		if gen == p.gen && !p.nodes.Pending() {
 			p.recover(gen)
 		}
 	})
@@ -634,13 +625,4 @@ func (p *Protocol) resume() {
 	p.busy = false
 	p.arm()
 	p.RT.ResumeApp()
-}
-
-func inSlots(rt *sim.Runtime, n sim.NodeID) bool {
-	for _, s := range rt.Slots() {
-		if s == n {
-			return true
-		}
-	}
-	return false
 }

@@ -26,21 +26,67 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 // OnFailure restarts the application from scratch.
 func (p *Protocol) OnFailure(f sim.Failure) { p.r.OnFailure(f) }
 
+// Replacer keeps the application's node set whole after failures: each failed
+// application node is replaced by a spare after its boot or, when the pool is
+// empty, dropped (the application then runs on fewer nodes). A spare that dies
+// while booting is replaced in turn. Protocols call Failed on each detection
+// and act when Pending turns false (the ready callback).
+type Replacer struct {
+	rt      *sim.Runtime
+	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces
+	ready   func()
+}
+
+// NewReplacer returns a replacer that calls ready whenever a replacement has
+// booted (check Pending: more may still be booting).
+func NewReplacer(rt *sim.Runtime, ready func()) *Replacer {
+	return &Replacer{rt: rt, booting: map[sim.NodeID]sim.NodeID{}, ready: ready}
+}
+
+// Pending reports whether spares are still booting.
+func (r *Replacer) Pending() bool { return len(r.booting) > 0 }
+
+// Failed handles a detected failure; it reports whether the failed node was
+// dropped for want of a spare (the caller may re-place objects).
+func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
+	rt := r.rt
+	failed := f.Node
+	if old, ok := r.booting[f.Node]; ok { // a spare died while booting
+		delete(r.booting, f.Node)
+		failed = old
+	} else if !inSlots(rt, f.Node) {
+		return false
+	}
+	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
+		delete(r.booting, s)
+		rt.ReplaceSlot(failed, s)
+		r.ready()
+	})
+	if ok {
+		r.booting[spare] = failed
+		return false
+	}
+	rt.RemoveSlot(failed)
+	return true
+}
+
 // Restarter is the restart-from-scratch recovery, for this protocol and for
 // protocols that fall back to it: stop the application, replace each failed
 // node by a spare (or drop it), and once every replacement has booted and the
 // downtime has passed, re-create every object from its initial state.
 type Restarter struct {
 	rt        *sim.Runtime
-	booting   map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces
-	notBefore sim.Time                  // downtime: no restart before this
-	gen       int                       // a pending restart of an older generation is void
+	nodes     *Replacer
+	notBefore sim.Time // downtime: no restart before this
+	gen       int      // a pending restart of an older generation is void
 	active    bool
 }
 
 // NewRestarter returns a restarter for rt.
 func NewRestarter(rt *sim.Runtime) *Restarter {
-	return &Restarter{rt: rt, booting: map[sim.NodeID]sim.NodeID{}}
+	r := &Restarter{rt: rt}
+	r.nodes = NewReplacer(rt, r.maybeRestart)
+	return r
 }
 
 // Active reports whether a restart is in progress.
@@ -54,30 +100,13 @@ func (r *Restarter) OnFailure(f sim.Failure) {
 	rt.NewEpoch() // whatever survivors compute from now on is void
 	r.gen++
 	r.notBefore = max(r.notBefore, rt.Now()+rt.Config().Downtime)
-	failed := f.Node
-	if old, ok := r.booting[f.Node]; ok { // a spare died while booting
-		delete(r.booting, f.Node)
-		failed = old
-	} else if !inSlots(rt, f.Node) {
-		r.maybeRestart()
-		return
-	}
-	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
-		delete(r.booting, s)
-		rt.ReplaceSlot(failed, s)
-		r.maybeRestart()
-	})
-	if ok {
-		r.booting[spare] = failed
-	} else {
-		rt.RemoveSlot(failed)
-	}
+	r.nodes.Failed(f)
 	r.maybeRestart()
 }
 
 func (r *Restarter) maybeRestart() {
 	rt := r.rt
-	if len(r.booting) > 0 {
+	if r.nodes.Pending() {
 		return
 	}
 	if len(rt.Slots()) == 0 {
@@ -88,7 +117,7 @@ func (r *Restarter) maybeRestart() {
 	}
 	gen := r.gen
 	rt.At(r.notBefore, func() {
-		if gen != r.gen || len(r.booting) > 0 {
+		if gen != r.gen || r.nodes.Pending() {
 			return
 		}
 		rt.RestartAll()
