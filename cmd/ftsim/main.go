@@ -23,6 +23,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newPredictCmd(), newScenariosCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newPredictCmd(), newScenariosCmd(), newVersionCmd(),
+		newSweepCmd(), newPlotCmd(), newMergeCmd())
 	return root
 }

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"ftsim/experiment"
+	"ftsim/plots"
+	"ftsim/scenarios"
+)
+
+func newPlotCmd() *cobra.Command {
+	var out, formats string
+	c := &cobra.Command{
+		Use:   "plot DIR",
+		Short: "Draw the figures a sweep's result store supports",
+		Long: `Draw figures from the result store DIR written by 'ftsim sweep', into DIR/plots
+unless --out says otherwise. Each numeric varied key gives an x axis, one
+series per protocol, error bars the 95% confidence intervals:
+
+  cluster.nodes               fault-free overhead vs nodes; speedup T(1)/T(N)
+                              with and without fault tolerance
+  failures.node_mtbf          makespan vs MTBF with the analytical prediction
+                              (restart from scratch, periodic checkpointing);
+                              efficiency vs MTBF
+  workload.objects_per_node   recovery time vs objects per node
+  protocol.every              checkpoint overhead vs iterations per checkpoint
+  network.bandwidth, network.latency, network.cpu_load, workload.cell_ops,
+  cluster.rate                fault-free overhead vs communication/computation
+                              ratio
+  any other numeric key       makespan vs that key
+
+When other keys are varied too, one figure is drawn per combination of their
+values, named after it.`,
+		Example: `  ftsim plot results
+  ftsim plot results --out figures --format svg`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := experiment.ReadStore(args[0])
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = filepath.Join(args[0], "plots")
+			}
+			var fs []string
+			for f := range strings.SplitSeq(formats, ",") {
+				f = strings.ToLower(strings.TrimSpace(f))
+				if f != "png" && f != "svg" {
+					return fmt.Errorf("--format: %q is not png or svg", f)
+				}
+				fs = append(fs, f)
+			}
+			_, err = drawPlots(cmd.OutOrStdout(), res, out, fs)
+			return err
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "directory of the figures (default: DIR/plots)")
+	c.Flags().StringVar(&formats, "format", "png,svg", "comma-separated formats: png, svg")
+	return c
+}
+
+// commKeys are the keys that change the communication/computation ratio.
+var commKeys = []string{"network.bandwidth", "network.latency", "network.cpu_load", "workload.cell_ops", "cluster.rate"}
+
+// figure is one chart to draw: its file is named after base and the fixed
+// settings of its slice.
+type figure struct {
+	base, fixed string
+	chart       *plots.LineChart
+}
+
+// drawPlots draws every figure the store supports into dir, in each format,
+// reports the files written to w and returns them.
+func drawPlots(w io.Writer, res *experiment.Results, dir string, formats []string) ([]string, error) {
+	figs := sweepFigures(res)
+	if len(figs) == 0 {
+		fmt.Fprintln(w, "no figure to draw: vary a numeric key (cluster.nodes, failures.node_mtbf, ...) with at least two values")
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range figs {
+		p, err := f.chart.Plot()
+		if err != nil {
+			fmt.Fprintf(w, "skipped %s: %v\n", plots.FileName(f.base, f.fixed, "*"), err)
+			continue
+		}
+		for _, ext := range formats {
+			path := filepath.Join(dir, plots.FileName(f.base, f.fixed, ext))
+			if err := plots.Save(p, path); err != nil {
+				return files, err
+			}
+			files = append(files, path)
+			fmt.Fprintf(w, "wrote %s\n", path)
+		}
+	}
+	return files, nil
+}
+
+// slice is the points of one figure: those sharing the settings of every
+// varied key but the x key and protocol.kind.
+type slice struct {
+	fixed string
+	pts   []slicePoint
+}
+
+type slicePoint struct {
+	x    float64
+	sum  experiment.PointSummary
+	info *experiment.PointInfo
+}
+
+// sweepFigures returns the figures of a store, in the order of its varied
+// keys.
+func sweepFigures(res *experiment.Results) []figure {
+	sums := experiment.SummarizePoints(res.Records, res.Meta.Varies)
+	infos := map[string]*experiment.PointInfo{}
+	for i := range res.Points {
+		infos[res.Points[i].Point] = &res.Points[i]
+	}
+	var figs []figure
+	for _, v := range res.Meta.Varies {
+		if v.Key == "protocol.kind" || len(v.Values) < 2 || !numericValues(v) {
+			continue
+		}
+		for _, sl := range slicesAlong(sums, infos, v.Key) {
+			figs = append(figs, figuresAlong(v.Key, sl)...)
+		}
+	}
+	return figs
+}
+
+// slicesAlong groups the summaries by the settings other than key and
+// protocol.kind, in sweep order.
+func slicesAlong(sums []experiment.PointSummary, infos map[string]*experiment.PointInfo, key string) []slice {
+	var out []slice
+	idx := map[string]int{}
+	for _, s := range sums {
+		var rest []experiment.Setting
+		x := math.NaN()
+		for _, st := range s.Settings {
+			switch st.Key {
+			case key:
+				x, _ = numericValue(st.Value)
+			case "protocol.kind":
+			default:
+				rest = append(rest, st)
+			}
+		}
+		info := infos[s.Point]
+		if key == "failures.node_mtbf" && info != nil && info.NodeMTBFS > 0 {
+			x = info.NodeMTBFS // as the scenario read it, whatever the value's spelling
+		}
+		id := experiment.PointID(rest)
+		i, ok := idx[id]
+		if !ok {
+			i = len(out)
+			idx[id] = i
+			out = append(out, slice{fixed: id})
+		}
+		out[i].pts = append(out[i].pts, slicePoint{x: x, sum: s, info: info})
+	}
+	return out
+}
+
+// numericValues reports whether every value of v reads as a number.
+func numericValues(v experiment.Vary) bool {
+	for _, x := range v.Values {
+		if _, ok := numericValue(x); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// numericValue reads a varied value as a number: a plain number, or a
+// duration (seconds), size (bytes) or rate as the scenario units write them.
+func numericValue(s string) (float64, bool) {
+	s = strings.Trim(strings.TrimSpace(s), `"'`)
+	if x, err := strconv.ParseFloat(s, 64); err == nil {
+		return x, true
+	}
+	if d, err := scenarios.ParseDuration(s); err == nil {
+		return d.Seconds(), true
+	}
+	if b, err := scenarios.ParseSize(s); err == nil {
+		return float64(b), true
+	}
+	if r, err := scenarios.ParseRate(s); err == nil {
+		return r.Float64(), true
+	}
+	return 0, false
+}
+
+func est(e experiment.Estimate) plots.Estimate {
+	if e.N < 2 {
+		return plots.Estimate{Mean: e.Mean, Low: math.NaN(), High: math.NaN()}
+	}
+	return plots.Estimate{Mean: e.Mean, Low: e.Low, High: e.High}
+}
+
+// exact is a figure measured once per point (fault-free), without interval.
+func exact(x float64) plots.Estimate {
+	return plots.Estimate{Mean: x, Low: math.NaN(), High: math.NaN()}
+}
+
+// figuresAlong returns the figures of one slice with key on the x axis.
+func figuresAlong(key string, sl slice) []figure {
+	var out []figure
+	add := func(name string, c *plots.LineChart) {
+		if len(c.Series) == 0 {
+			return
+		}
+		if sl.fixed != "" {
+			c.Title += " (" + strings.ReplaceAll(sl.fixed, ";", ", ") + ")"
+		}
+		out = append(out, figure{name, sl.fixed, c})
+	}
+	collect := func(y func(p slicePoint) (plots.Estimate, bool)) []plots.Point {
+		var pts []plots.Point
+		for _, p := range sl.pts {
+			if e, ok := y(p); ok {
+				pts = append(pts, plots.Point{Series: p.sum.Protocol, X: p.x, Y: e})
+			}
+		}
+		return pts
+	}
+	overhead := func(p slicePoint) (plots.Estimate, bool) { return exact(p.sum.Overhead), p.sum.Runs > 0 }
+	makespan := func(p slicePoint) (plots.Estimate, bool) { return est(p.sum.Makespan), p.sum.Makespan.N > 0 }
+	switch {
+	case key == "cluster.nodes":
+		add("overhead-vs-nodes", plots.OverheadVsNodes(collect(overhead)))
+		pts := collect(makespan)
+		seen := map[float64]bool{}
+		for _, p := range sl.pts { // the fault-free time without protocol is the same for every protocol
+			if !seen[p.x] && p.sum.Runs > 0 {
+				seen[p.x] = true
+				pts = append(pts, plots.Point{Series: "fault-free", X: p.x, Y: exact(p.sum.Baseline)})
+			}
+		}
+		add("speedup", plots.Speedup(pts))
+	case key == "failures.node_mtbf":
+		add("makespan-vs-mtbf", plots.MakespanVsMTBF(collect(makespan), modelCurves(sl)))
+		add("efficiency-vs-mtbf", plots.EfficiencyVsMTBF(collect(func(p slicePoint) (plots.Estimate, bool) {
+			return est(p.sum.Efficiency), p.sum.Efficiency.N > 0
+		})))
+	case key == "workload.objects_per_node":
+		add("recovery-vs-objects", plots.RecoveryVsObjects(collect(func(p slicePoint) (plots.Estimate, bool) {
+			return est(p.sum.Recovery), p.sum.Recovery.N > 0
+		})))
+	case key == "protocol.every":
+		add("checkpoint-overhead-vs-every", plots.CheckpointOverheadVsInterval(collect(overhead)))
+	case slices.Contains(commKeys, key):
+		var pts []plots.Point
+		for _, p := range sl.pts {
+			if p.info != nil && p.sum.Runs > 0 {
+				pts = append(pts, plots.Point{Series: p.sum.Protocol, X: p.info.CommCompRatio(), Y: exact(p.sum.Overhead)})
+			}
+		}
+		add("overhead-vs-comm-ratio_"+key, plots.OverheadVsCommRatio(pts))
+	default:
+		add("makespan-vs-"+key, plots.Chart("Makespan vs "+key, key, "makespan (s)", collect(makespan)))
+	}
+	return out
+}
+
+// modelCurves returns, for each protocol of the slice, the first makespan
+// prediction its points carry (restart from scratch without protocol, the
+// exact periodic-checkpoint expectation with cpr), as a curve over the node
+// MTBF, when at least two points have it.
+func modelCurves(sl slice) []plots.Curve {
+	var out []plots.Curve
+	idx := map[string]int{}
+	for _, p := range sl.pts {
+		if p.info == nil || math.IsNaN(p.x) {
+			continue
+		}
+		for _, pr := range p.info.Predictions {
+			if !pr.Makespan {
+				continue
+			}
+			name := p.sum.Protocol + " model: " + pr.Name
+			i, ok := idx[p.sum.Protocol]
+			if !ok {
+				i = len(out)
+				idx[p.sum.Protocol] = i
+				out = append(out, plots.Curve{Name: name, Style: p.sum.Protocol})
+			}
+			if out[i].Name == name {
+				out[i].X = append(out[i].X, p.x)
+				out[i].Y = append(out[i].Y, pr.Value)
+			}
+			break
+		}
+	}
+	for i := range out {
+		sortCurve(&out[i])
+	}
+	return slices.DeleteFunc(out, func(c plots.Curve) bool { return len(c.X) < 2 })
+}
+
+// sortCurve orders a curve's points by x: values are varied in the order
+// the user gave them, a line needs them sorted.
+func sortCurve(c *plots.Curve) {
+	idx := make([]int, len(c.X))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(c.X[a], c.X[b]) })
+	x, y := make([]float64, len(idx)), make([]float64, len(idx))
+	for i, j := range idx {
+		x[i], y[i] = c.X[j], c.Y[j]
+	}
+	c.X, c.Y = x, y
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// executeSweep runs the CLI with the sweep, plot and merge commands, whether
+// or not newRoot registers them yet.
+func executeSweep(args ...string) (string, string, error) {
+	var out, errb bytes.Buffer
+	root := newRoot()
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+	}
+	for _, c := range []*cobra.Command{newSweepCmd(), newPlotCmd(), newMergeCmd()} {
+		if !slices.Contains(names, c.Name()) {
+			root.AddCommand(c)
+		}
+	}
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), errb.String(), err
+}
+
+// tinyFailing is tiny with enough modeled work (about 1 s) for failures
+// to strike, and spares to replace failed nodes.
+var tinyFailing = strings.Replace(tiny, "nodes = 2\n", "nodes = 2\nspares = 4\nspare_boot = \"100ms\"\n", 1) + `cell_ops = 2e6
+[failures]
+distribution = "exponential"
+node_mtbf = "4s"
+[detection]
+period = "10ms"
+timeout = "30ms"
+`
+
+var sweepArgs = []string{"--vary", "cluster.nodes=1,2", "--vary", "protocol.kind=none,cpr", "--reps", "2"}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _, err := executeSweep(args...)
+	if err != nil {
+		t.Fatalf("ftsim %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestSweepCommand(t *testing.T) {
+	p := writeScenario(t, tiny)
+	dir := filepath.Join(t.TempDir(), "out")
+	out := mustRun(t, append([]string{"sweep", p, "--out", dir, "--plots"}, sweepArgs...)...)
+	for _, want := range []string{
+		"4 points × 2 replications = 8 runs",
+		"cluster.nodes=1;protocol.kind=none", "cluster.nodes=2;protocol.kind=cpr",
+		"paired makespan ratios", "cluster.nodes=1  cpr/none",
+		"wrote " + filepath.Join(dir, "plots", "overhead-vs-nodes.png"),
+		"wrote " + filepath.Join(dir, "plots", "speedup.svg"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if rows := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dir, "runs.csv"))), "\n"); len(rows) != 9 ||
+		!strings.HasPrefix(rows[0], "point,scenario,") || !strings.HasPrefix(rows[8], "cluster.nodes=2;protocol.kind=cpr,tiny,life,cpr,2,1,") {
+		t.Fatalf("runs.csv:\n%s", strings.Join(rows, "\n"))
+	}
+	csv := readFile(t, filepath.Join(dir, "runs.csv"))
+
+	// a finished sweep is not overwritten, and resuming it runs nothing
+	if _, _, err := executeSweep(append([]string{"sweep", p, "--out", dir}, sweepArgs...)...); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("rerun without --resume: %v", err)
+	}
+	out = mustRun(t, append([]string{"sweep", p, "--out", dir, "--resume"}, sweepArgs...)...)
+	if !strings.Contains(out, "8 already stored") || readFile(t, filepath.Join(dir, "runs.csv")) != csv {
+		t.Fatalf("resume of a finished sweep:\n%s", out)
+	}
+	if _, _, err := executeSweep("sweep", p, "--out", dir, "--resume", "--vary", "cluster.nodes=1,2,4", "--reps", "2"); err == nil ||
+		!strings.Contains(err.Error(), "another sweep") {
+		t.Fatalf("resume with other varies: %v", err)
+	}
+
+	// no store: the summary only
+	out = mustRun(t, "sweep", p, "--vary", "protocol.kind=none,cpr", "--reps", "2")
+	if !strings.Contains(out, "cpr/none") || strings.Contains(out, "cluster.nodes") {
+		t.Fatalf("sweep without --out:\n%s", out)
+	}
+}
+
+// Shards merged give the files of the unsharded sweep.
+func TestSweepShardsMerge(t *testing.T) {
+	p := writeScenario(t, tiny)
+	tmp := t.TempDir()
+	whole := filepath.Join(tmp, "whole")
+	mustRun(t, append([]string{"sweep", p, "--out", whole}, sweepArgs...)...)
+	var shards []string
+	for _, s := range []string{"0/3", "1/3", "2/3"} {
+		d := filepath.Join(tmp, "shard"+s[:1])
+		out := mustRun(t, append([]string{"sweep", p, "--out", d, "--shard", s}, sweepArgs...)...)
+		if !strings.Contains(out, "shard "+s+": ") {
+			t.Fatalf("shard %s:\n%s", s, out)
+		}
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(tmp, "merged")
+	out := mustRun(t, append([]string{"merge", merged}, shards...)...)
+	if !strings.Contains(out, "merged 8 runs from 3 stores") {
+		t.Fatalf("merge output:\n%s", out)
+	}
+	for _, f := range []string{"runs.csv", "runs.jsonl", "points.jsonl", "meta.json"} {
+		if readFile(t, filepath.Join(whole, f)) != readFile(t, filepath.Join(merged, f)) {
+			t.Errorf("%s: merged shards differ from the unsharded sweep", f)
+		}
+	}
+	out = mustRun(t, "merge", filepath.Join(tmp, "partial"), shards[0])
+	if !strings.Contains(out, "runs of the sweep are in none of the stores") {
+		t.Fatalf("merging one shard of three:\n%s", out)
+	}
+}
+
+// Makespan vs MTBF carries the analytical curves the sweep stored.
+func TestPlotCommand(t *testing.T) {
+	p := writeScenario(t, tinyFailing)
+	dir := filepath.Join(t.TempDir(), "mtbf")
+	mustRun(t, "sweep", p, "--out", dir, "--reps", "3", "--vary", "failures.node_mtbf=1s,10s,100s",
+		"--vary", "protocol.kind=none,cpr")
+	out := mustRun(t, "plot", dir, "--format", "svg")
+	svg := filepath.Join(dir, "plots", "makespan-vs-mtbf.svg")
+	if !strings.Contains(out, "wrote "+svg) || !strings.Contains(out, "efficiency-vs-mtbf.svg") {
+		t.Fatalf("plot output:\n%s", out)
+	}
+	if s := readFile(t, svg); !strings.Contains(s, "none model: restart from scratch") || !strings.Contains(s, "node MTBF (s)") {
+		t.Fatalf("makespan vs MTBF lacks the restart-from-scratch curve or its axis label")
+	}
+	again := t.TempDir()
+	mustRun(t, "plot", dir, "--format", "svg", "--out", again)
+	if readFile(t, svg) != readFile(t, filepath.Join(again, "makespan-vs-mtbf.svg")) {
+		t.Fatal("the same store gives different figures")
+	}
+	out = mustRun(t, "plot", dir, "--format", "png", "--out", t.TempDir())
+	if strings.Contains(out, ".svg") || !strings.Contains(out, "makespan-vs-mtbf.png") {
+		t.Fatalf("--format png:\n%s", out)
+	}
+}
+
+func TestSweepErrors(t *testing.T) {
+	p := writeScenario(t, tiny)
+	notStore := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", p, "--vary", "cluster.nodes"}, "want key=v1,v2"},
+		{[]string{"sweep", p, "--vary", "cluster.nodez=1,2"}, "cluster.nodez"},
+		{[]string{"sweep", p, "--vary", "cluster.nodes=1,-2"}, "cluster.nodes"},
+		{[]string{"sweep", p, "--vary", "protocol.kind=none,magic"}, "magic"},
+		{[]string{"sweep", p, "--shard", "2/2"}, "--shard"},
+		{[]string{"sweep", p, "--resume"}, "need --out"},
+		{[]string{"sweep", "no-such.toml"}, "no-such.toml"},
+		{[]string{"plot", notStore}, "meta.json"},
+		{[]string{"plot", notStore, "--format", "gif"}, "meta.json"},
+		{[]string{"merge", filepath.Join(notStore, "x"), notStore}, "meta.json"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
+			if _, _, err := executeSweep(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+// Each varied key draws its figures; other varied keys slice them.
+func TestPlotFigureKinds(t *testing.T) {
+	cpr := strings.Replace(tinyFailing, "[failures]", "[protocol]\nkind = \"cpr\"\ninterval = \"iterations\"\nevery = 2\n[failures]", 1)
+	cases := []struct {
+		name     string
+		scenario string
+		varies   []string
+		want     []string
+	}{
+		{"objects", tinyFailing, []string{"workload.objects_per_node=1,2"}, []string{"recovery-vs-objects.png"}},
+		{"every", cpr, []string{"protocol.every=1,4"}, []string{"checkpoint-overhead-vs-every.png"}},
+		{"bandwidth", tinyFailing, []string{"network.bandwidth=100MB/s,1GB/s", "protocol.kind=none,cpr"},
+			[]string{"overhead-vs-comm-ratio_network.bandwidth.png"}},
+		{"other key", tinyFailing, []string{"cluster.cores=1,2"}, []string{"makespan-vs-cluster.cores.png"}},
+		{"sliced", tinyFailing, []string{"cluster.nodes=1,2", "workload.objects_per_node=1,2"}, []string{
+			"overhead-vs-nodes_workload.objects_per_node=1.png", "speedup_workload.objects_per_node=2.png",
+			"recovery-vs-objects_cluster.nodes=1.png", "recovery-vs-objects_cluster.nodes=2.png"}},
+		{"nothing numeric", tinyFailing, []string{"protocol.kind=none,cpr"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeScenario(t, c.scenario)
+			dir := filepath.Join(t.TempDir(), "store")
+			args := []string{"sweep", p, "--out", dir, "--reps", "3"}
+			for _, v := range c.varies {
+				args = append(args, "--vary", v)
+			}
+			mustRun(t, args...)
+			out := mustRun(t, "plot", dir, "--format", "png")
+			for _, f := range c.want {
+				if !strings.Contains(out, filepath.Join(dir, "plots", f)) {
+					t.Errorf("no %s in:\n%s", f, out)
+				}
+			}
+			if c.want == nil && !strings.Contains(out, "no figure to draw") {
+				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,427 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"ftsim/scenarios"
+)
+
+// Vary is one varied scenario key and its values, in the order given on the
+// command line (--vary key=v1,v2,...). Values are override texts, exactly as
+// --set takes them (cpr, 5y, 256, [2, 2]).
+type Vary struct {
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
+}
+
+// ParseVary parses "key=v1,v2,...". Commas inside brackets, braces or
+// quotes do not split, so array and table values can be varied too
+// (workload.grid=[2,2],[4,4]).
+func ParseVary(text string) (Vary, error) {
+	key, vals, ok := strings.Cut(text, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return Vary{}, fmt.Errorf("--vary %s: want key=v1,v2,... such as cluster.nodes=64,128", text)
+	}
+	v := Vary{Key: key}
+	depth, quote, start := 0, rune(0), 0
+	flush := func(end int) {
+		v.Values = append(v.Values, strings.TrimSpace(vals[start:end]))
+		start = end + 1
+	}
+	for i, c := range vals {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			flush(i)
+		}
+	}
+	flush(len(vals))
+	seen := map[string]bool{}
+	for _, x := range v.Values {
+		if x == "" {
+			return Vary{}, fmt.Errorf("--vary %s: empty value", text)
+		}
+		if seen[x] {
+			return Vary{}, fmt.Errorf("--vary %s: value %q given twice", text, x)
+		}
+		seen[x] = true
+	}
+	return v, nil
+}
+
+// String returns the vary in the form ParseVary reads.
+func (v Vary) String() string { return v.Key + "=" + strings.Join(v.Values, ",") }
+
+// Setting is one key=value of a sweep point.
+type Setting struct {
+	Key, Value string
+}
+
+// String returns "key=value", the override text.
+func (s Setting) String() string { return s.Key + "=" + s.Value }
+
+// PointID names a point by its settings, "k1=v1;k2=v2" in the order the keys
+// were varied. It is the point column of the result store, so it must stay
+// stable: the same varies always give the same IDs.
+func PointID(settings []Setting) string {
+	parts := make([]string, len(settings))
+	for i, s := range settings {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ";")
+}
+
+// Product returns the settings of every point of the cartesian product of
+// varies, the first key outermost and values in the order given, so the
+// point order is a pure function of the command line. No varies give one
+// point with no settings.
+func Product(varies []Vary) [][]Setting {
+	out := [][]Setting{nil}
+	for _, v := range varies {
+		next := make([][]Setting, 0, len(out)*len(v.Values))
+		for _, prefix := range out {
+			for _, val := range v.Values {
+				p := append(append([]Setting(nil), prefix...), Setting{v.Key, val})
+				next = append(next, p)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// PointIDs returns the IDs of the points of varies, in sweep order.
+func PointIDs(varies []Vary) []string {
+	prod := Product(varies)
+	ids := make([]string, len(prod))
+	for i, p := range prod {
+		ids[i] = PointID(p)
+	}
+	return ids
+}
+
+// Shard selects the runs of a sweep that one job of a job array executes:
+// run k belongs to shard k mod N. Interleaving rather than cutting blocks
+// gives every shard a share of each point, so shards take about the same
+// time even when points differ widely in cost. The zero value (and 0/1) is
+// the whole sweep.
+type Shard struct {
+	I, N int
+}
+
+// ParseShard parses "i/n" with 0 ≤ i < n.
+func ParseShard(text string) (Shard, error) {
+	a, b, ok := strings.Cut(text, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("--shard %s: want i/n with 0 ≤ i < n, such as 3/16 (a job array's index and size)", text)
+	}
+	return Shard{i, n}, nil
+}
+
+// norm maps the zero value to 0/1.
+func (s Shard) norm() Shard {
+	if s.N <= 0 {
+		return Shard{0, 1}
+	}
+	return s
+}
+
+// Has reports whether run index k belongs to the shard.
+func (s Shard) Has(k int) bool {
+	s = s.norm()
+	return k%s.N == s.I
+}
+
+// String returns "i/n".
+func (s Shard) String() string {
+	s = s.norm()
+	return fmt.Sprintf("%d/%d", s.I, s.N)
+}
+
+// MarshalText writes the shard as "i/n" in meta.json.
+func (s Shard) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads "i/n".
+func (s *Shard) UnmarshalText(b []byte) error {
+	x, err := ParseShard(string(b))
+	if err != nil {
+		return err
+	}
+	*s = x
+	return nil
+}
+
+// SweepPoint is one point of a sweep: the base scenario with its settings
+// applied and validated.
+type SweepPoint struct {
+	Index    int
+	ID       string
+	Settings []Setting
+	Scenario *scenarios.Scenario
+}
+
+// Sweep is a base scenario × the cartesian product of varied keys × Reps
+// replications. Run k is replication k mod Reps of point k / Reps.
+type Sweep struct {
+	Varies []Vary
+	Reps   int
+	Points []SweepPoint
+}
+
+// NewSweep builds every point of the sweep up front, so that a bad key or
+// value is reported before any run starts rather than hours into a sweep.
+// Settings of a section's kind (protocol.kind, workload.kind) are applied
+// before the other settings: setting a kind drops the section's keys set
+// before it, which would silently undo a varied protocol.interval.
+func NewSweep(base *scenarios.Scenario, varies []Vary, reps int) (*Sweep, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("sweep: reps must be ≥ 1, got %d", reps)
+	}
+	seen := map[string]bool{}
+	for _, v := range varies {
+		if seen[v.Key] {
+			return nil, fmt.Errorf("--vary %s: key varied twice", v.Key)
+		}
+		seen[v.Key] = true
+		if len(v.Values) == 0 {
+			return nil, fmt.Errorf("--vary %s: no values", v.Key)
+		}
+	}
+	sw := &Sweep{Varies: varies, Reps: reps}
+	for i, set := range Product(varies) {
+		s := base.Clone()
+		for _, pass := range []bool{true, false} {
+			for _, st := range set {
+				if strings.HasSuffix(st.Key, ".kind") != pass {
+					continue
+				}
+				if err := s.Set(st.String()); err != nil {
+					return nil, fmt.Errorf("--vary %s: %w", st, err)
+				}
+			}
+		}
+		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("sweep point %s: %w", PointID(set), err)
+		}
+		sw.Points = append(sw.Points, SweepPoint{Index: i, ID: PointID(set), Settings: set, Scenario: s})
+	}
+	return sw, nil
+}
+
+// Runs returns the number of runs of the whole sweep.
+func (sw *Sweep) Runs() int { return len(sw.Points) * sw.Reps }
+
+// RunKey identifies one run of a sweep.
+type RunKey struct {
+	Point string
+	Rep   int
+}
+
+// Pending returns the run indices of shard that skip does not claim, in
+// order. skip may be nil.
+func (sw *Sweep) Pending(shard Shard, skip func(RunKey) bool) []int {
+	var out []int
+	for k := 0; k < sw.Runs(); k++ {
+		if !shard.Has(k) {
+			continue
+		}
+		if skip != nil && skip(RunKey{sw.Points[k/sw.Reps].ID, k % sw.Reps}) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// SweepRecord is a Record with the identity of its sweep point, the unit of
+// the result store.
+type SweepRecord struct {
+	Point string `json:"point"`
+	Record
+}
+
+// Key returns the run's identity in the sweep.
+func (r *SweepRecord) Key() RunKey { return RunKey{r.Point, r.Rep} }
+
+// SweepColumns is the CSV header of the store: point, then Columns().
+func SweepColumns() []string { return append([]string{"point"}, columns...) }
+
+// Row returns the CSV fields, in the order of SweepColumns.
+func (r *SweepRecord) Row() []string { return append([]string{r.Point}, r.Record.Row()...) }
+
+// JSON returns the record as one line of JSON (without the newline).
+func (r *SweepRecord) JSON() []byte {
+	b, _ := json.Marshal(r) // plain fields always marshal
+	return b
+}
+
+// RunOptions says which runs of a sweep to execute and how.
+type RunOptions struct {
+	Shard   Shard
+	Workers int // parallel runs, 0 = all cores
+	// Skip claims runs already done (a resumed store); nil runs them all.
+	Skip func(RunKey) bool
+	// Prepared, if set, is called once for each point this process
+	// prepares, from a worker goroutine, before any of its runs, e.g. to
+	// store the point's predictions.
+	Prepared func(*SweepPoint, *Point) error
+	// Progress, if set, receives progress reports (see NewProgress).
+	Progress io.Writer
+}
+
+// preparedPoint prepares a point once, on first use, and forgets it after its
+// last pending run so that a long sweep holds only the workloads it still
+// needs.
+type preparedPoint struct {
+	once sync.Once
+	mu   sync.Mutex
+	p    *Point
+	err  error
+	left atomic.Int64
+}
+
+// Run executes the pending runs of o.Shard on a pool of workers shared by all
+// points, and calls emit with each record in run order, as soon as it and
+// every earlier pending run are done: the output is the same whatever the
+// number of workers, and an interrupted sweep leaves a prefix of it. It
+// stops at the first error (a failed Prepare, Run or emit) or when ctx is
+// cancelled, without waiting for runs in progress.
+func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	todo := sw.Pending(o.Shard, o.Skip)
+	if len(todo) == 0 {
+		return nil
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(todo))
+	pts := make([]preparedPoint, len(sw.Points))
+	for _, k := range todo {
+		pts[k/sw.Reps].left.Add(1)
+	}
+	var prog *Progress
+	if o.Progress != nil {
+		prog = NewProgress(o.Progress, len(todo))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	get := func(i int) (*Point, error) {
+		pp := &pts[i]
+		pp.once.Do(func() {
+			p, err := Prepare(sw.Points[i].Scenario)
+			if err != nil {
+				err = fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
+			} else if o.Prepared != nil {
+				err = o.Prepared(&sw.Points[i], p)
+			}
+			pp.mu.Lock()
+			pp.p, pp.err = p, err
+			pp.mu.Unlock()
+		})
+		pp.mu.Lock()
+		defer pp.mu.Unlock()
+		return pp.p, pp.err
+	}
+	release := func(i int) {
+		pp := &pts[i]
+		if pp.left.Add(-1) == 0 {
+			pp.mu.Lock()
+			pp.p = nil
+			pp.mu.Unlock()
+		}
+	}
+
+	type done struct {
+		slot int
+		rec  SweepRecord
+		err  error
+	}
+	jobs := make(chan int)
+	out := make(chan done, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for slot := range jobs {
+				k := todo[slot]
+				pi, rep := k/sw.Reps, k%sw.Reps
+				d := done{slot: slot}
+				p, err := get(pi)
+				if err == nil {
+					d.rec.Point = sw.Points[pi].ID
+					d.rec.Record, err = p.Run(rep)
+				}
+				d.err = err
+				release(pi)
+				select {
+				case out <- d:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for slot := range todo {
+			select {
+			case jobs <- slot:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	pending := map[int]SweepRecord{}
+	next := 0
+	for next < len(todo) {
+		var d done
+		select {
+		case d = <-out:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if d.err != nil {
+			return d.err
+		}
+		pending[d.slot] = d.rec
+		for {
+			rec, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if err := emit(rec); err != nil {
+				return err
+			}
+			if prog != nil {
+				prog.Add(1)
+			}
+		}
+	}
+	return nil
+}

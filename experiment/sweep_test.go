@@ -1,0 +1,260 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"ftsim/scenarios"
+)
+
+func TestParseVary(t *testing.T) {
+	cases := []struct {
+		in   string
+		key  string
+		vals []string
+		err  string
+	}{
+		{in: "cluster.nodes=1,2,4", key: "cluster.nodes", vals: []string{"1", "2", "4"}},
+		{in: " protocol.kind = none , cpr ", key: "protocol.kind", vals: []string{"none", "cpr"}},
+		{in: "workload.grid=[2,2],[4, 4]", key: "workload.grid", vals: []string{"[2,2]", "[4, 4]"}},
+		{in: `workload.name="a,b",'c,d',e`, key: "workload.name", vals: []string{`"a,b"`, `'c,d'`, "e"}},
+		{in: "failures.node_mtbf=5y", key: "failures.node_mtbf", vals: []string{"5y"}},
+		{in: "cluster.nodes", err: "want key=v1,v2"},
+		{in: "=1,2", err: "want key=v1,v2"},
+		{in: "cluster.nodes=1,,2", err: "empty value"},
+		{in: "cluster.nodes=", err: "empty value"},
+		{in: "cluster.nodes=1,2,1", err: "given twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			v, err := ParseVary(c.in)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || v.Key != c.key || !slices.Equal(v.Values, c.vals) {
+				t.Fatalf("got %+v, %v; want %s %q", v, err, c.key, c.vals)
+			}
+		})
+	}
+}
+
+// The product runs the first key outermost, values in the order given.
+func TestProductOrder(t *testing.T) {
+	cases := []struct {
+		varies []Vary
+		want   []string
+	}{
+		{nil, []string{""}},
+		{[]Vary{{"a", []string{"1", "2"}}}, []string{"a=1", "a=2"}},
+		{[]Vary{{"a", []string{"2", "1"}}, {"b", []string{"x", "y", "z"}}},
+			[]string{"a=2;b=x", "a=2;b=y", "a=2;b=z", "a=1;b=x", "a=1;b=y", "a=1;b=z"}},
+		{[]Vary{{"a", []string{"1"}}, {"b", []string{"x", "y"}}, {"c", []string{"p", "q"}}},
+			[]string{"a=1;b=x;c=p", "a=1;b=x;c=q", "a=1;b=y;c=p", "a=1;b=y;c=q"}},
+	}
+	for _, c := range cases {
+		if got := PointIDs(c.varies); !slices.Equal(got, c.want) {
+			t.Errorf("%v: got %q, want %q", c.varies, got, c.want)
+		}
+	}
+}
+
+func smallScenario(t *testing.T, overrides ...string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse("small.toml", []byte(small), overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestNewSweep(t *testing.T) {
+	base := smallScenario(t)
+	// protocol.period comes first but must survive protocol.kind=cpr, which
+	// drops the protocol keys set before it
+	sw, err := NewSweep(base, []Vary{{"protocol.period", []string{"1s", "2s"}}, {"protocol.kind", []string{"cpr"}},
+		{"cluster.nodes", []string{"2", "4"}}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Runs() != 12 || len(sw.Points) != 4 {
+		t.Fatalf("%d runs, %d points", sw.Runs(), len(sw.Points))
+	}
+	for i, p := range sw.Points {
+		s := p.Scenario
+		if p.Index != i || s.Protocol.Kind() != "cpr" || !s.Protocol.Has("period") {
+			t.Errorf("point %d %s: kind %s, period set %v", i, p.ID, s.Protocol.Kind(), s.Protocol.Has("period"))
+		}
+		if want := []int{2, 4}[i%2]; s.Cluster.Nodes != want {
+			t.Errorf("point %s: %d nodes, want %d", p.ID, s.Cluster.Nodes, want)
+		}
+	}
+	if base.Protocol.Kind() != "none" || base.Cluster.Nodes != 4 {
+		t.Fatal("NewSweep changed the base scenario")
+	}
+	bad := []struct {
+		varies []Vary
+		reps   int
+		want   string
+	}{
+		{[]Vary{{"cluster.nodez", []string{"1"}}}, 1, "cluster.nodez"},
+		{[]Vary{{"cluster.nodes", []string{"2", "-1"}}}, 1, "cluster.nodes"},
+		{[]Vary{{"cluster.nodes", []string{"0"}}}, 1, "cluster.nodes"},
+		{[]Vary{{"cluster.nodes", []string{"1"}}, {"cluster.nodes", []string{"2"}}}, 1, "varied twice"},
+		{nil, 0, "reps"},
+	}
+	for _, c := range bad {
+		if _, err := NewSweep(base, c.varies, c.reps); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want it to mention %q", c.varies, err, c.want)
+		}
+	}
+}
+
+// Every run belongs to exactly one shard, whatever the number of shards.
+func TestShardsPartitionRuns(t *testing.T) {
+	sw, err := NewSweep(smallScenario(t), []Vary{{"cluster.nodes", []string{"2", "3", "4"}}}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 6; n++ {
+		seen := make([]int, sw.Runs())
+		for i := 0; i < n; i++ {
+			for _, k := range sw.Pending(Shard{i, n}, nil) {
+				seen[k]++
+			}
+		}
+		for k, c := range seen {
+			if c != 1 {
+				t.Fatalf("%d shards: run %d in %d shards", n, k, c)
+			}
+		}
+	}
+	if got := sw.Pending(Shard{}, nil); len(got) != sw.Runs() {
+		t.Fatalf("the zero shard has %d runs, want all %d", len(got), sw.Runs())
+	}
+	skip := func(k RunKey) bool { return k.Rep%2 == 0 }
+	if got := sw.Pending(Shard{}, skip); len(got) != 9 {
+		t.Fatalf("skipping even reps leaves %d runs, want 9", len(got))
+	}
+	for _, in := range []string{"0/1", "3/4", " 1 / 2 "} {
+		if _, err := ParseShard(in); err != nil {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+	for _, in := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+		if _, err := ParseShard(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+}
+
+// collect runs a sweep and returns its records as JSON lines.
+func collect(t *testing.T, sw *Sweep, o RunOptions) ([]SweepRecord, []byte) {
+	t.Helper()
+	var recs []SweepRecord
+	var out bytes.Buffer
+	err := sw.Run(context.Background(), o, func(r SweepRecord) error {
+		recs = append(recs, r)
+		out.Write(r.JSON())
+		out.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, out.Bytes()
+}
+
+// Records come in run order whatever the number of workers, each point is
+// prepared once, and the shards together give the whole sweep.
+func TestSweepRun(t *testing.T) {
+	sw, err := NewSweep(smallScenario(t, "reps=1"), []Vary{{"protocol.kind", []string{"none", "cpr"}}, {"cluster.nodes", []string{"2", "4"}}}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	prepared := map[string]int{}
+	o := RunOptions{Workers: 1, Prepared: func(sp *SweepPoint, p *Point) error {
+		mu.Lock()
+		defer mu.Unlock()
+		prepared[sp.ID]++
+		if p.Scenario != sp.Scenario {
+			t.Errorf("point %s prepared from another scenario", sp.ID)
+		}
+		return nil
+	}}
+	recs, one := collect(t, sw, o)
+	if len(recs) != 16 || len(prepared) != 4 {
+		t.Fatalf("%d records, %d points prepared", len(recs), len(prepared))
+	}
+	for id, n := range prepared {
+		if n != 1 {
+			t.Errorf("point %s prepared %d times", id, n)
+		}
+	}
+	for k, r := range recs {
+		p := sw.Points[k/4]
+		if r.Point != p.ID || r.Rep != k%4 || r.Protocol != p.Scenario.Protocol.Kind() || r.Nodes != p.Scenario.Cluster.Nodes || !r.DigestOK {
+			t.Fatalf("record %d: %s rep %d %s %d nodes, want point %s", k, r.Point, r.Rep, r.Protocol, r.Nodes, p.ID)
+		}
+		if r.Seed != recs[k%4].Seed {
+			t.Fatalf("record %d: seed %d, replication %d of the first point has %d", k, r.Seed, k%4, recs[k%4].Seed)
+		}
+	}
+	_, many := collect(t, sw, RunOptions{Workers: 3})
+	if !bytes.Equal(one, many) {
+		t.Fatal("1 and 3 workers give different output")
+	}
+	var union []SweepRecord
+	for i := 0; i < 3; i++ {
+		part, _ := collect(t, sw, RunOptions{Shard: Shard{i, 3}})
+		union = append(union, part...)
+	}
+	sortRuns(union, pointOrder(sw.Varies))
+	var u bytes.Buffer
+	for _, r := range union {
+		u.Write(r.JSON())
+		u.WriteByte('\n')
+	}
+	if !bytes.Equal(one, u.Bytes()) {
+		t.Fatal("the union of 3 shards differs from the unsharded sweep")
+	}
+}
+
+func TestSweepRunStops(t *testing.T) {
+	sw, err := NewSweep(smallScenario(t), []Vary{{"protocol.kind", []string{"none", "magic"}}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sw.Run(context.Background(), RunOptions{}, func(SweepRecord) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "protocol.kind=magic") {
+		t.Fatalf("a point that fails to prepare: error %v", err)
+	}
+	sw, err = NewSweep(smallScenario(t), nil, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	err = sw.Run(context.Background(), RunOptions{}, func(SweepRecord) error {
+		if n++; n == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 2 {
+		t.Fatalf("emit error: %v after %d records", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := sw.Run(ctx, RunOptions{}, func(SweepRecord) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}

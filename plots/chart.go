@@ -1,0 +1,323 @@
+// Package plots draws ftsim's figures with gonum/plot, as PNG or SVG, from
+// plain tables of numbers: it knows nothing of scenarios or experiments, so
+// any caller (the CLI, a notebook-style test) can feed it summaries.
+//
+// Every figure is a LineChart. Output is deterministic, the same data
+// giving the same bytes, so figures can be committed and diffed.
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure size and raster resolution: a 6×4 inch figure fits a paper column
+// at 150 dpi and a slide.
+const (
+	Width  = 6 * vg.Inch
+	Height = 4 * vg.Inch
+	DPI    = 150
+)
+
+// autoLogSpan is the max/min ratio beyond which an axis turns logarithmic
+// on its own: past two decades a linear axis squeezes the small values
+// into a line.
+const autoLogSpan = 100
+
+// Series is one line of a chart. Low and High, when given, are the 95%
+// confidence interval of each Y, drawn as error bars. A Curve is an
+// analytical prediction: a dashed line without markers or error bars.
+type Series struct {
+	Name            string
+	Style           string // key for Style; empty: Name
+	X, Y, Low, High []float64
+	Curve           bool
+}
+
+// LineChart is a figure of series against a common x axis. LogX and LogY
+// force logarithmic axes; otherwise an axis is logarithmic when all its
+// values are positive and span more than two decades, unless NoAutoLog.
+type LineChart struct {
+	Title, XLabel, YLabel string
+	LogX, LogY            bool
+	NoAutoLog             bool
+	Series                []Series
+}
+
+// SeriesStyle is how a series is drawn. Analytical curves take the colour
+// and a dashed line.
+type SeriesStyle struct {
+	Color color.RGBA
+	Shape draw.GlyphDrawer // markers of measured series; curves have none
+}
+
+// Colours of the Okabe–Ito palette, readable by colour-blind readers.
+var (
+	black      = color.RGBA{0x00, 0x00, 0x00, 0xff}
+	orange     = color.RGBA{0xe6, 0x9f, 0x00, 0xff}
+	skyBlue    = color.RGBA{0x56, 0xb4, 0xe9, 0xff}
+	green      = color.RGBA{0x00, 0x9e, 0x73, 0xff}
+	yellow     = color.RGBA{0xf0, 0xe4, 0x42, 0xff}
+	blue       = color.RGBA{0x00, 0x72, 0xb2, 0xff}
+	vermillion = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
+	purple     = color.RGBA{0xcc, 0x79, 0xa7, 0xff}
+	grey       = color.RGBA{0x99, 0x99, 0x99, 0xff}
+)
+
+// Style returns the colour and marker of a series name, the same in every
+// figure so that a protocol is recognised at a glance. The protocols and
+// the reference lines have fixed styles; a name is matched by its first
+// word ("cpr (model)" is drawn as cpr); other names get a style chosen by a
+// hash of the name, stable from run to run.
+func Style(name string) SeriesStyle {
+	word := strings.ToLower(strings.TrimSpace(name))
+	if i := strings.IndexAny(word, " :,;("); i > 0 {
+		word = word[:i]
+	}
+	switch word {
+	case "none":
+		return SeriesStyle{Color: black, Shape: draw.CircleGlyph{}}
+	case "cpr":
+		return SeriesStyle{Color: blue, Shape: draw.BoxGlyph{}}
+	case "mlog":
+		return SeriesStyle{Color: vermillion, Shape: draw.PyramidGlyph{}}
+	case "dps":
+		return SeriesStyle{Color: green, Shape: draw.TriangleGlyph{}}
+	case "abft":
+		return SeriesStyle{Color: purple, Shape: draw.RingGlyph{}}
+	case "fault-free":
+		return SeriesStyle{Color: grey, Shape: draw.SquareGlyph{}}
+	case "ideal":
+		return SeriesStyle{Color: grey, Shape: draw.CrossGlyph{}}
+	}
+	colours := []color.RGBA{orange, skyBlue, yellow, green, purple, vermillion}
+	shapes := []draw.GlyphDrawer{draw.CrossGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}}
+	h := fnv.New32a()
+	h.Write([]byte(word))
+	k := h.Sum32()
+	return SeriesStyle{Color: colours[k%uint32(len(colours))], Shape: shapes[(k/7)%uint32(len(shapes))]}
+}
+
+// curveDashes is the dash pattern of analytical curves.
+var curveDashes = []vg.Length{vg.Points(5), vg.Points(3)}
+
+// Plot builds the gonum plot. Points with a non-finite coordinate, and on a
+// logarithmic axis points at or below zero, are left out (a lower error bar
+// at or below zero is cut at the point); a chart with nothing left to draw
+// is an error.
+func (c *LineChart) Plot() (*plot.Plot, error) {
+	var xs, ys []float64
+	for _, s := range c.Series {
+		if len(s.Y) != len(s.X) || (s.Low != nil && len(s.Low) != len(s.X)) || (s.High != nil && len(s.High) != len(s.X)) {
+			return nil, fmt.Errorf("plot %q: series %q has %d x, %d y, %d low and %d high values", c.Title, s.Name, len(s.X), len(s.Y), len(s.Low), len(s.High))
+		}
+		for i := range s.X {
+			if finite(s.X[i]) && finite(s.Y[i]) {
+				xs, ys = append(xs, s.X[i]), append(ys, s.Y[i])
+			}
+		}
+	}
+	logX := c.LogX || (!c.NoAutoLog && spansDecades(xs))
+	logY := c.LogY || (!c.NoAutoLog && spansDecades(ys))
+
+	p := plot.New()
+	p.Title.Text = c.Title
+	p.X.Label.Text = c.XLabel
+	p.Y.Label.Text = c.YLabel
+	p.Legend.Top, p.Legend.Left = true, true // of the strip below the axes; see Render
+	p.Add(plotter.NewGrid())
+	if logX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
+	}
+	if logY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+	}
+	drawn := 0
+	for _, s := range c.Series {
+		pts := clean(s, logX, logY)
+		if len(pts) == 0 {
+			continue
+		}
+		drawn++
+		key := s.Style
+		if key == "" {
+			key = s.Name
+		}
+		st := Style(key)
+		line, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plot %q: series %q: %w", c.Title, s.Name, err)
+		}
+		line.Color, line.Width = st.Color, vg.Points(1.2)
+		if s.Curve {
+			line.Dashes = curveDashes
+			p.Add(line)
+			p.Legend.Add(s.Name, line)
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plot %q: series %q: %w", c.Title, s.Name, err)
+		}
+		sc.Shape, sc.Color, sc.Radius = st.Shape, st.Color, vg.Points(3)
+		p.Add(line, sc)
+		if s.Low != nil || s.High != nil {
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return nil, fmt.Errorf("plot %q: series %q: %w", c.Title, s.Name, err)
+			}
+			eb.Color = st.Color
+			p.Add(eb)
+		}
+		p.Legend.Add(s.Name, line, sc)
+	}
+	if drawn == 0 {
+		return nil, fmt.Errorf("plot %q: no point to draw", c.Title)
+	}
+	return p, nil
+}
+
+// logTicks are gonum's powers of ten labelled without the rounding noise
+// of computing them (9.999999999999999e-06 is shown as 1e-05).
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
+}
+
+// points are a series' drawable points, with their error bars.
+type points []point
+
+type point struct{ x, y, lo, hi float64 }
+
+// Len, XY and YError implement plotter.XYer and plotter.YErrorer.
+func (ps points) Len() int                        { return len(ps) }
+func (ps points) XY(i int) (float64, float64)     { return ps[i].x, ps[i].y }
+func (ps points) YError(i int) (float64, float64) { return ps[i].y - ps[i].lo, ps[i].hi - ps[i].y }
+
+// clean returns the drawable points of s.
+func clean(s Series, logX, logY bool) points {
+	var ps points
+	for i := range s.X {
+		x, y := s.X[i], s.Y[i]
+		if !finite(x) || !finite(y) || (logX && x <= 0) || (logY && y <= 0) {
+			continue
+		}
+		pt := point{x, y, y, y}
+		if s.Low != nil && finite(s.Low[i]) && s.Low[i] <= y && (!logY || s.Low[i] > 0) {
+			pt.lo = s.Low[i]
+		}
+		if s.High != nil && finite(s.High[i]) && s.High[i] >= y {
+			pt.hi = s.High[i]
+		}
+		ps = append(ps, pt)
+	}
+	return ps
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// spansDecades reports whether xs are all positive and span more than
+// autoLogSpan: a logarithmic axis cannot show zero or negative values, so
+// those keep the axis linear.
+func spansDecades(xs []float64) bool {
+	if len(xs) == 0 {
+		return false
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if x <= 0 {
+			return false
+		}
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return hi/lo > autoLogSpan
+}
+
+// Render draws p in format "png" or "svg", its legend in a strip below the
+// axes, where it never hides data. SVG text refers to the fonts by name
+// rather than embedding them, which keeps files small and identical from
+// run to run.
+func Render(p *plot.Plot, format string) ([]byte, error) {
+	var wt io.WriterTo
+	switch strings.ToLower(format) {
+	case "png":
+		c := vgimg.NewWith(vgimg.UseWH(Width, Height), vgimg.UseDPI(DPI))
+		drawBelow(p, draw.New(c))
+		wt = vgimg.PngCanvas{Canvas: c}
+	case "svg":
+		c := vgsvg.New(Width, Height)
+		drawBelow(p, draw.New(c))
+		wt = c
+	default:
+		return nil, fmt.Errorf("plots: unknown format %q (want png or svg)", format)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// drawBelow draws p on c with its legend under the plot rather than over
+// the data, as gonum/plot would.
+func drawBelow(p *plot.Plot, c draw.Canvas) {
+	leg := p.Legend
+	h := leg.Rectangle(c).Size().Y
+	if h == 0 {
+		p.Draw(c)
+		return
+	}
+	const pad = vg.Length(6)
+	p.Legend = plot.NewLegend() // empty: drawn below instead
+	defer func() { p.Legend = leg }()
+	p.Draw(draw.Crop(c, 0, 0, h+pad, 0))
+	strip := draw.Crop(c, pad, 0, 0, -(c.Max.Y - c.Min.Y - h - pad))
+	leg.Top, leg.Left = true, true
+	leg.Draw(strip)
+}
+
+// Save writes p to path, as PNG or SVG by the path's extension, through a
+// temporary file so that an interrupted save leaves no half-written figure.
+func Save(p *plot.Plot, path string) error {
+	ext := strings.TrimPrefix(filepath.Ext(path), ".")
+	if ext == "" {
+		return errors.New("plots: " + path + ": no extension (want .png or .svg)")
+	}
+	b, err := Render(p, ext)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package plots
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+)
+
+// twoProtocols returns points of none and cpr at xs, y = f(x) with a ±5%
+// interval.
+func twoProtocols(xs []float64, f func(proto string, x float64) float64) []Point {
+	var pts []Point
+	for _, proto := range []string{"none", "cpr"} {
+		for _, x := range xs {
+			y := f(proto, x)
+			pts = append(pts, Point{Series: proto, X: x, Y: Estimate{y, 0.95 * y, 1.05 * y}})
+		}
+	}
+	return pts
+}
+
+// figures builds one chart of each kind ftsim draws.
+func figures() map[string]*LineChart {
+	nodes := []float64{1, 2, 4, 8, 16}
+	mtbf := []float64{3600, 36000, 360000, 3600000}
+	makespan := func(proto string, m float64) float64 {
+		if proto == "none" {
+			return 100 * math.Exp(3600/m)
+		}
+		return 110 * (1 + 360/m)
+	}
+	model := []Curve{{Name: "cpr (model)", X: mtbf, Y: []float64{210, 121, 111.1, 110.01}}}
+	return map[string]*LineChart{
+		"overhead-vs-nodes": OverheadVsNodes(twoProtocols(nodes, func(p string, n float64) float64 {
+			if p == "none" {
+				return 0
+			}
+			return 0.01 * n
+		})),
+		"overhead-vs-comm-ratio": OverheadVsCommRatio(twoProtocols([]float64{0.01, 0.1, 0.5}, func(_ string, r float64) float64 { return r / 4 })),
+		"checkpoint-overhead":    CheckpointOverheadVsInterval(twoProtocols([]float64{1, 5, 10, 50}, func(_ string, k float64) float64 { return 0.2 / k })),
+		"recovery-vs-objects":    RecoveryVsObjects(twoProtocols([]float64{1, 2, 4, 8}, func(_ string, k float64) float64 { return 3 + 1/k })),
+		"makespan-vs-mtbf":       MakespanVsMTBF(twoProtocols(mtbf, makespan), model),
+		"efficiency-vs-mtbf":     EfficiencyVsMTBF(twoProtocols(mtbf, func(p string, m float64) float64 { return 100 / makespan(p, m) })),
+		"speedup":                Speedup(twoProtocols(nodes, func(p string, n float64) float64 { return 100/n + 2 })),
+		"generic":                Chart("Makespan vs cores", "cores per node", "makespan (s)", twoProtocols([]float64{1, 2}, func(string, float64) float64 { return 5 })),
+	}
+}
+
+// Every figure renders in both formats, and the same data give the same
+// bytes.
+func TestFiguresRenderDeterministically(t *testing.T) {
+	first, second := figures(), figures()
+	for name, c := range first {
+		t.Run(name, func(t *testing.T) {
+			for _, format := range []string{"png", "svg"} {
+				a := render(t, c, format)
+				b := render(t, second[name], format)
+				if !bytes.Equal(a, b) {
+					t.Fatalf("%s: two renderings of the same data differ", format)
+				}
+				switch format {
+				case "png":
+					if !bytes.HasPrefix(a, []byte("\x89PNG\r\n\x1a\n")) {
+						t.Fatal("not a PNG")
+					}
+				case "svg":
+					if !bytes.Contains(a, []byte("<svg")) || !bytes.Contains(a, []byte(xmlEscape(c.Title))) {
+						t.Fatalf("SVG lacks the title %q", c.Title)
+					}
+				}
+			}
+		})
+	}
+}
+
+func xmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func render(t *testing.T, c *LineChart, format string) []byte {
+	t.Helper()
+	p, err := c.Plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(p, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func isLog(s plot.Normalizer) bool {
+	_, ok := s.(plot.LogScale)
+	return ok
+}
+
+// An axis turns logarithmic when its values span more than two decades,
+// unless told otherwise; values at or below zero keep it linear.
+func TestLogAxes(t *testing.T) {
+	cases := []struct {
+		name       string
+		x, y       []float64
+		logX, logY bool // forced
+		noAuto     bool
+		wantX      bool
+		wantY      bool
+	}{
+		{"narrow", []float64{1, 2, 50}, []float64{3, 4, 5}, false, false, false, false, false},
+		{"x spans decades", []float64{1, 10, 1000}, []float64{3, 4, 5}, false, false, false, true, false},
+		{"both span decades", []float64{1e3, 1e6}, []float64{0.001, 1}, false, false, false, true, true},
+		{"a zero keeps it linear", []float64{0, 10, 1000}, []float64{3, 4, 5}, false, false, false, false, false},
+		{"forced", []float64{1, 2}, []float64{3, 4}, true, true, false, true, true},
+		{"auto off", []float64{1, 1e4}, []float64{1, 1e4}, false, false, true, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ch := &LineChart{Title: c.name, LogX: c.logX, LogY: c.logY, NoAutoLog: c.noAuto,
+				Series: []Series{{Name: "cpr", X: c.x, Y: c.y}}}
+			p, err := ch.Plot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if isLog(p.X.Scale) != c.wantX || isLog(p.Y.Scale) != c.wantY {
+				t.Fatalf("log x %v, log y %v; want %v, %v", isLog(p.X.Scale), isLog(p.Y.Scale), c.wantX, c.wantY)
+			}
+			if _, err := Render(p, "png"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// a forced log axis leaves out what it cannot show rather than panic
+	ch := &LineChart{Title: "zeros", LogY: true, Series: []Series{{Name: "none", X: []float64{1, 2, 3}, Y: []float64{0, 1, 2},
+		Low: []float64{-1, 0, 1}, High: []float64{1, 2, 3}}}}
+	if _, err := Render(mustPlot(t, ch), "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if p := mustPlot(t, figures()["makespan-vs-mtbf"]); !isLog(p.X.Scale) || isLog(p.Y.Scale) {
+		t.Fatal("makespan vs MTBF over three decades of MTBF: want a log x axis and a linear y axis")
+	}
+}
+
+func mustPlot(t *testing.T, c *LineChart) *plot.Plot {
+	t.Helper()
+	p, err := c.Plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A protocol keeps its colour and marker in every figure.
+func TestStyle(t *testing.T) {
+	if Style("cpr") != Style("cpr (model)") || Style("cpr") != Style("CPR: periodic") {
+		t.Fatal("cpr and its model curve are drawn differently")
+	}
+	seen := map[[4]uint8]string{}
+	for _, name := range []string{"none", "cpr", "mlog", "dps", "abft", "fault-free"} {
+		c := Style(name).Color
+		k := [4]uint8{c.R, c.G, c.B, c.A}
+		if other, ok := seen[k]; ok {
+			t.Errorf("%s and %s share a colour", name, other)
+		}
+		seen[k] = name
+	}
+	if Style("newproto") != Style("newproto") {
+		t.Fatal("an unknown name's style is not stable")
+	}
+}
+
+func TestSpeedupValues(t *testing.T) {
+	pts := []Point{
+		{"none", 1, Estimate{100, 90, 110}}, {"none", 4, Estimate{25, 20, 50}},
+		{"cpr", 2, Estimate{60, 60, 60}}, {"cpr", 4, Estimate{40, 40, 40}},
+	}
+	c := Speedup(pts)
+	if len(c.Series) != 3 || c.Series[2].Name != "ideal" || !c.Series[2].Curve {
+		t.Fatalf("series %+v", c.Series)
+	}
+	none, cpr := c.Series[0], c.Series[1]
+	if none.Y[0] != 1 || none.Y[1] != 4 || none.Low[1] != 2 || none.High[1] != 5 {
+		t.Fatalf("none: %+v", none)
+	}
+	if cpr.Y[0] != 2 || cpr.Y[1] != 3 || !strings.Contains(c.YLabel, "N₀") {
+		t.Fatalf("cpr from N₀ = 2: %+v, label %q", cpr, c.YLabel)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		c    *LineChart
+		want string
+	}{
+		{"lengths", &LineChart{Title: "t", Series: []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1}}}}, "1 y"},
+		{"empty", &LineChart{Title: "t"}, "no point"},
+		{"all NaN", &LineChart{Title: "t", Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{math.NaN()}}}}, "no point"},
+	}
+	for _, c := range cases {
+		if _, err := c.c.Plot(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	p := mustPlot(t, figures()["speedup"])
+	dir := t.TempDir()
+	for _, f := range []string{"x.png", "x.svg"} {
+		if err := Save(p, filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	for _, f := range []string{"x.pdf", "x"} {
+		if err := Save(p, filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s: no error", f)
+		}
+	}
+	if got := FileName("overhead-vs-nodes", "failures.node_mtbf=5y;protocol.tier=\"pfs\"", "svg"); got != "overhead-vs-nodes_failures.node_mtbf=5y_protocol.tier=_pfs_.svg" {
+		t.Fatalf("file name %q", got)
+	}
+}
