@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"ftsim/models/abft"
 	"ftsim/models/cpr"
 	"ftsim/scenarios"
 	"ftsim/sim"
@@ -70,4 +71,32 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 		p, _ := cpr.New(cfg) // validated above
 		return p
 	}, nil
+}
+
+// abftParams are the [protocol] keys of kind "abft" (FTPIDA*).
+type abftParams struct {
+	Interval    scenarios.Duration `toml:"interval"`     // period c of the fault recovery messages
+	FrameBytes  int64              `toml:"frame_bytes"`  // modeled bytes per stack frame in a recovery message
+	HeaderBytes int64              `toml:"header_bytes"` // fixed part of a recovery message
+	AckBytes    int64              `toml:"ack_bytes"`    // backupACK, workACK, "no work" notices
+	UseSpares   bool               `toml:"use_spares"`   // false: rebuild a lost worker on its neighbour's node
+}
+
+func buildABFT(s *scenarios.Scenario) (protocolMaker, error) {
+	sec := s.Protocol
+	d := abft.DefaultConfig()
+	p := abftParams{Interval: scenarios.Duration(d.Interval), FrameBytes: d.FrameBytes, HeaderBytes: d.HeaderBytes,
+		AckBytes: d.AckBytes, UseSpares: d.UseSpares}
+	if err := sec.Decode(&p); err != nil {
+		return nil, err
+	}
+	if s.Workload.Kind() != "pida" {
+		return nil, sec.Errorf("kind", "protocol abft is application-specific: it needs workload.kind = \"pida\" (DP critical data is not implemented yet), not %q", s.Workload.Kind())
+	}
+	cfg := abft.Config{Interval: sim.Time(p.Interval), FrameBytes: p.FrameBytes, HeaderBytes: p.HeaderBytes,
+		AckBytes: p.AckBytes, UseSpares: p.UseSpares}
+	if err := cfg.Validate(); err != nil {
+		return nil, sec.Errorf("interval", "%v", err)
+	}
+	return func() sim.Protocol { return abft.New(cfg) }, nil
 }

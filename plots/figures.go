@@ -111,8 +111,9 @@ func MakespanVsMTBF(pts []Point, model []Curve) *LineChart {
 		hi = math.Max(hi, p.X)
 	}
 	name, scale := timeUnit(hi)
+	// MTBFs and makespans under frequent failures span orders of magnitude
 	return &LineChart{Title: "Makespan vs node MTBF", XLabel: "node MTBF (" + name + ")", YLabel: "makespan (s)",
-		Series: append(Group(pts, scale, 1), curves(model, scale)...)}
+		LogX: true, LogY: true, Series: append(Group(pts, scale, 1), curves(model, scale)...)}
 }
 
 // EfficiencyVsMTBF is the efficiency (fault-free time without protocol over
@@ -124,7 +125,7 @@ func EfficiencyVsMTBF(pts []Point) *LineChart {
 	}
 	name, scale := timeUnit(hi)
 	return &LineChart{Title: "Efficiency vs node MTBF", XLabel: "node MTBF (" + name + ")", YLabel: "efficiency (%)",
-		Series: Group(pts, scale, 100)}
+		LogX: true, Series: Group(pts, scale, 100)}
 }
 
 // timeUnit picks the unit in which durations up to hi seconds read best.
