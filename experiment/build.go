@@ -26,7 +26,7 @@ func WorkloadKinds() []string {
 }
 
 // ProtocolKinds lists the protocols a scenario can name.
-func ProtocolKinds() []string { return []string{"none", "cpr", "mpift-ia", "abft"} }
+func ProtocolKinds() []string { return []string{"none", "cpr", "dps", "mpift-ia", "abft"} }
 
 // buildWorkload decodes the [workload] section and builds the workload for
 // the scenario's cluster.
@@ -115,6 +115,8 @@ func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
 		return buildCPR(s)
 	case "abft":
 		return buildABFT(s)
+	case "dps":
+		return buildDPS(s)
 	case "mpift-ia":
 		var p struct{}
 		if err := sec.Decode(&p); err != nil {

@@ -212,6 +212,14 @@ func (m *master) Start(c *sim.Ctx) {
 }
 
 func (m *master) handOut(c *sim.Ctx, wk sim.ObjID) {
+	// a master restored from a checkpoint may already hold results for tiles
+	// past its next one (computed before the failure): skip them
+	for m.next < len(m.w.tiles) && m.done[m.next] {
+		m.next++
+	}
+	if m.next == len(m.w.tiles) {
+		return
+	}
 	t := m.next
 	m.next++
 	m.owner[t] = int32(wk)

@@ -1,0 +1,1099 @@
+package dps
+
+// This file is the protocol of Gerlach & Hersch §3-6 mapped onto ftsim: a DPS
+// thread is an object, a data object is an application message.
+//
+// Identity of a data object. The paper identifies a re-posted data object by
+// its sequence number and its operation identifier. Here the operation
+// identifier is (sender, sender life, rank of the object on the sender →
+// receiver edge): Hdr.Op = life<<32 | rank. The rank is what a deterministic
+// thread reproduces when it re-executes, whatever order its inputs are
+// re-executed in (a Life tile posts its borders in generation order), while
+// SeqOut = max(SeqIn, SeqOut) + 1 depends on which input triggered the send, and
+// re-execution in sequence-number order need not pick the same trigger as the
+// original run. Silent re-execution therefore drops a re-posted object when its
+// operation identifier was already received; the sequence number orders
+// re-execution (its job in §4). With Config.Audit the protocol also records
+// whether the sequence number of every dropped re-post equalled the original's
+// (SeqMismatches), which is what the paper's literal rule would have needed.
+//
+// Gap forwarding. A message is duplicated to the backups its receiver has when
+// it is sent (Hdr.SN carries the receiver's backup generation then). A backup
+// regenerated later misses the duplicates of messages sent before it existed
+// and received after its state was copied; the receiver forwards those to it
+// when it accepts them. The paper leaves this window implicit.
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"ftsim/models/none"
+	"ftsim/sim"
+)
+
+// Config configures the protocol (scenario kind "dps").
+type Config struct {
+	// Backups is the number of backup threads per stateful object (the paper uses 1).
+	Backups int
+	// Every checkpoints an object to its backups after every Every messages it
+	// handled; 0 disables this trigger.
+	Every int64
+	// Period checkpoints every object every Period of simulated time; 0 disables.
+	Period sim.Time
+	// AutoStateless declares stateless (no backups, no duplicates, tasks resent
+	// by the split) the objects whose ModeledSize is 0 at the start, when the
+	// workload is a task farm (TaskFarm) whose master can list outstanding
+	// tasks (Resubmitter).
+	AutoStateless bool
+	// Stateless lists more stateless objects (same condition on the workload).
+	Stateless []sim.ObjID
+	// HeaderBytes is the modeled size of the sequence number and operation
+	// identifier on every application message (protocol bytes); 0 ignores it.
+	HeaderBytes int64
+	// EntryBytes is the modeled size of one entry of a checkpoint's list of
+	// processed objects.
+	EntryBytes int64
+	// Audit keeps oracle bookkeeping for tests (original sequence numbers,
+	// double processing); it costs memory and changes nothing else.
+	Audit bool
+}
+
+// DefaultConfig is one backup per thread, a checkpoint every 100 handled
+// messages, automatic stateless segments and 16-byte processed-list entries.
+func DefaultConfig() Config {
+	return Config{Backups: 1, Every: 100, AutoStateless: true, EntryBytes: 16}
+}
+
+// TaskFarm is what the stateless-segment mechanism needs from a master/worker
+// workload (the farm implements it): the split/merge object and how a task is
+// sent.
+type TaskFarm interface {
+	Master() sim.ObjID
+	TaskMessage(task int) (tag int32, size int64, payload []byte)
+}
+
+// Resubmitter is implemented by a farm's master object: the tasks a worker
+// holds and has not returned yet (the copies the split keeps until the merge
+// confirms them).
+type Resubmitter interface {
+	Outstanding(worker sim.ObjID) []int
+}
+
+// Counters are the protocol's own measurements of a run.
+type Counters struct {
+	Duplicates, DuplicateBytes int64 // copies of data objects sent to backup threads
+	Checkpoints                int64 // thread checkpoints sent (one per backup)
+	CheckpointBytes            int64
+	Recovered                  int   // threads re-activated from a backup
+	Replayed                   int64 // stored data objects re-injected for re-execution
+	Reposted                   int64 // data objects re-posted by re-execution (rank already used)
+	SilentDrops                int64 // re-posted objects dropped on arrival (already received)
+	LateCopies                 int64 // duplicates reaching a re-activated backup that already had them
+	WrongDrops                 int64 // dropped objects that were not re-posts (must stay 0)
+	Regenerated                int   // backup threads created after a failure
+	GapForwards                int64 // copies forwarded to regenerated backups
+	Resent                     int   // tasks resent by the split after a failure
+	Recreated                  int   // stateless threads re-created
+	StaleResults               int64 // results of tasks handed out by a lost split, dropped
+	SeqMismatches              int64 // Audit: dropped re-posts whose sequence number differed
+	DoubleProcessed            int64 // Audit: an object handled twice by one incarnation (must stay 0)
+}
+
+// Protocol tags of control messages and timers.
+const (
+	tagDup   int32 = 1 // a duplicate data object for a backup thread
+	tagCkpt  int32 = 2 // a checkpoint (Transfer)
+	tagRegen int32 = 3 // the state of a regenerated backup (Transfer)
+	tagFwd   int32 = 4 // a gap-forwarded duplicate
+	tagTimer int32 = 1
+)
+
+// Header flags on application messages.
+const (
+	flagRepost   uint32 = 1 // re-posted by re-execution
+	flagResend   uint32 = 2 // task resent by the split: never a duplicate
+	flagInjected uint32 = 4 // re-injected from a backup queue
+)
+
+type chanKey struct {
+	src  sim.ObjID
+	life uint32
+}
+
+type msgKey struct {
+	src sim.ObjID
+	op  uint64
+}
+
+func opID(life uint32, rank uint64) uint64 { return uint64(life)<<32 | rank&0xffffffff }
+func opLife(op uint64) uint32              { return uint32(op >> 32) }
+func opRank(op uint64) uint64              { return op & 0xffffffff }
+
+// seenSet is a set of ranks on one edge: every rank below lo, plus above.
+// Ranks arrive nearly in order, so above stays tiny.
+type seenSet struct {
+	lo    uint64
+	above map[uint64]struct{}
+}
+
+func (s *seenSet) has(k uint64) bool {
+	if k < s.lo {
+		return true
+	}
+	_, ok := s.above[k]
+	return ok
+}
+
+func (s *seenSet) add(k uint64) {
+	switch {
+	case k < s.lo:
+	case k == s.lo:
+		s.lo++
+		for {
+			if _, ok := s.above[s.lo]; !ok {
+				break
+			}
+			delete(s.above, s.lo)
+			s.lo++
+		}
+	default:
+		if s.above == nil {
+			s.above = map[uint64]struct{}{}
+		}
+		s.above[k] = struct{}{}
+	}
+}
+
+// idSet is a set of data-object identities, by edge.
+type idSet map[chanKey]*seenSet
+
+func (s idSet) has(src sim.ObjID, op uint64) bool {
+	e := s[chanKey{src, opLife(op)}]
+	return e != nil && e.has(opRank(op))
+}
+
+func (s idSet) add(src sim.ObjID, op uint64) {
+	k := chanKey{src, opLife(op)}
+	e := s[k]
+	if e == nil {
+		e = &seenSet{}
+		s[k] = e
+	}
+	e.add(opRank(op))
+}
+
+func (s idSet) clone() idSet {
+	c := make(idSet, len(s))
+	for k, e := range s {
+		n := &seenSet{lo: e.lo}
+		if len(e.above) > 0 {
+			n.above = make(map[uint64]struct{}, len(e.above))
+			for r := range e.above {
+				n.above[r] = struct{}{}
+			}
+		}
+		c[k] = n
+	}
+	return c
+}
+
+// pstate is the protocol part of a thread's state, checkpointed with it.
+type pstate struct {
+	seqOut uint64
+	seqIn  uint64 // largest sequence number of the objects handled so far (the paper's SeqIn)
+	life   uint32
+	sent   map[sim.ObjID]uint64 // next rank per receiver
+}
+
+func (s pstate) clone() pstate {
+	c := s
+	c.sent = make(map[sim.ObjID]uint64, len(s.sent))
+	for k, v := range s.sent {
+		c.sent[k] = v
+	}
+	return c
+}
+
+// ckptData is what a backup thread receives: a checkpoint, or the whole
+// content of a regenerated backup.
+type ckptData struct {
+	stamp     uint64
+	initial   bool   // the workload's initial state: recovery re-runs Start
+	state     []byte // nil when initial
+	size      int64  // modeled state size
+	pst       pstate
+	processed idSet
+	queue     []*sim.Message // regeneration: stored duplicates to carry over
+}
+
+// backup is one backup thread of an object, on a node.
+type backup struct {
+	node  sim.NodeID
+	inc   uint32
+	gen   uint32 // the owner's backup generation when this backup was registered
+	ready bool   // a state has arrived
+	ck    *ckptData
+	queue map[msgKey]*sim.Message
+	bytes int64 // queue bytes accounted
+}
+
+// thread is the protocol's record of one object.
+type thread struct {
+	stateless bool
+	pst       pstate
+	received  idSet // accepted by the active thread (queued or handled)
+	processed idSet // handled by the active thread
+	since     int64 // processed since the last checkpoint
+	handled   int64 // handled since the last checkpoint (Every)
+	backups   []*backup
+	bkGen     uint32
+	replaying int    // re-injected objects not yet handled
+	inGen     uint32 // split generation of the task being handled (stateless threads)
+	resendDue bool   // the split resends its outstanding tasks once replaying is 0
+	timerGen  uint32
+	// audit
+	dispatched map[msgKey]struct{}
+}
+
+// Protocol is DPS fault tolerance: backup threads on rotated nodes,
+// duplicated data objects, sequence numbers, independent thread checkpoints,
+// recovery by re-execution with silent re-execution, regeneration of backups,
+// and the stateless-segment mechanism for task farms.
+type Protocol struct {
+	sim.BaseProtocol
+	cfg      Config
+	th       []thread
+	stamp    uint64
+	farm     TaskFarm
+	split    sim.ObjID
+	next     int // round robin for re-created stateless threads
+	scratch  *none.Restarter
+	fallback bool
+	hw       map[[2]sim.ObjID]uint64 // audit of re-posts: highest rank + 1 per edge and life
+	hwLife   map[[2]sim.ObjID]uint32
+	origSeq  map[[3]uint64]uint64 // Audit: (src, dst, op) -> original sequence number
+	copies   map[sim.ObjID][]taskCopy
+	splitGen uint32 // the split's generation: results of tasks of an older one are void
+
+	// C holds the counters of the run.
+	C Counters
+}
+
+// New returns the protocol, or an error for an invalid configuration.
+func New(cfg Config) (*Protocol, error) {
+	switch {
+	case cfg.Backups < 0:
+		return nil, fmt.Errorf("dps: backups must not be negative, got %d", cfg.Backups)
+	case cfg.Every < 0:
+		return nil, fmt.Errorf("dps: every must not be negative, got %d", cfg.Every)
+	case cfg.Period < 0:
+		return nil, fmt.Errorf("dps: period must not be negative, got %v", cfg.Period)
+	case cfg.HeaderBytes < 0 || cfg.EntryBytes < 0:
+		return nil, fmt.Errorf("dps: header_bytes and entry_bytes must not be negative")
+	}
+	return &Protocol{cfg: cfg, split: sim.None, splitGen: 1}, nil
+}
+
+// Init prepares the fallback restart.
+func (p *Protocol) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.scratch = none.NewRestarter(rt)
+}
+
+// Start creates the backup threads: object i's k-th backup lives on the node at
+// slot (slot(i) + 1 + k) mod N (the paper's Fig. 4), holding the initial state.
+func (p *Protocol) Start() {
+	rt := p.RT
+	n := rt.NumObjects()
+	p.th = make([]thread, n)
+	p.hw = map[[2]sim.ObjID]uint64{}
+	p.hwLife = map[[2]sim.ObjID]uint32{}
+	p.copies = map[sim.ObjID][]taskCopy{}
+	if p.cfg.Audit {
+		p.origSeq = map[[3]uint64]uint64{}
+	}
+	stateless := p.statelessSet()
+	slots := rt.Slots()
+	idx := map[sim.NodeID]int{}
+	for i, s := range slots {
+		idx[s] = i
+	}
+	nb := min(p.cfg.Backups, len(slots)-1)
+	for i := range p.th {
+		t := &p.th[i]
+		t.pst.sent = map[sim.ObjID]uint64{}
+		t.received, t.processed = idSet{}, idSet{}
+		if p.cfg.Audit {
+			t.dispatched = map[msgKey]struct{}{}
+		}
+		id := sim.ObjID(i)
+		if stateless[id] {
+			t.stateless = true
+			continue
+		}
+		t.bkGen = 1
+		s := idx[rt.NodeOf(id)]
+		size := rt.ModeledSize(id)
+		for k := range nb {
+			node := slots[(s+1+k)%len(slots)]
+			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: idSet{}}
+			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck, queue: map[msgKey]*sim.Message{}}
+			t.backups = append(t.backups, bk)
+			rt.MemAdd(node, sim.MemBackup, size)
+		}
+		if p.cfg.Period > 0 {
+			p.armTimer(id)
+		}
+	}
+}
+
+// statelessSet decides which objects are stateless segments: only in a task
+// farm whose master can list outstanding tasks, never the master itself.
+func (p *Protocol) statelessSet() map[sim.ObjID]bool {
+	rt := p.RT
+	out := map[sim.ObjID]bool{}
+	farm, ok := rt.Workload().(TaskFarm)
+	if !ok {
+		return out
+	}
+	master := farm.Master()
+	if _, ok := rt.Object(master).(Resubmitter); !ok {
+		return out
+	}
+	for i := range rt.NumObjects() {
+		id := sim.ObjID(i)
+		if id != master && p.cfg.AutoStateless && rt.ModeledSize(id) == 0 {
+			out[id] = true
+		}
+	}
+	for _, id := range p.cfg.Stateless {
+		if id >= 0 && int(id) < rt.NumObjects() && id != master {
+			out[id] = true
+		}
+	}
+	if len(out) > 0 {
+		p.farm, p.split = farm, master
+	}
+	return out
+}
+
+func (p *Protocol) cpuCost(size int64) sim.Time {
+	c := p.RT.Config()
+	if c.CPULoad == 0 || size <= 0 {
+		return 0
+	}
+	return sim.FromSeconds(c.CPULoad * float64(size) / c.Bandwidth)
+}
+
+func (p *Protocol) charge(n sim.NodeID, size int64) {
+	if d := p.cpuCost(size); d > 0 {
+		p.RT.ChargeCPU(n, d, func() {})
+	}
+}
+
+func (p *Protocol) valid(bk *backup) bool {
+	return p.RT.Alive(bk.node) && p.RT.Incarnation(bk.node) == bk.inc
+}
+
+// OnSend stamps the sequence number and operation identifier and duplicates the
+// data object to every backup thread of its receiver.
+func (p *Protocol) OnSend(m *sim.Message) bool {
+	if p.fallback {
+		return true
+	}
+	rt := p.RT
+	t := &p.th[m.Src]
+	t.pst.seqOut = max(t.pst.seqIn, t.pst.seqOut) + 1
+	rank := t.pst.sent[m.Dst]
+	t.pst.sent[m.Dst] = rank + 1
+	m.Hdr.Seq = t.pst.seqOut
+	m.Hdr.Op = opID(t.pst.life, rank)
+	m.Hdr.Bytes += p.cfg.HeaderBytes
+	if p.cfg.HeaderBytes > 0 {
+		st := rt.Stats()
+		st.ExtraBytes += p.cfg.HeaderBytes
+	}
+	edge := [2]sim.ObjID{m.Src, m.Dst}
+	if p.hwLife[edge] != t.pst.life {
+		p.hwLife[edge], p.hw[edge] = t.pst.life, 0
+	}
+	if rank < p.hw[edge] {
+		m.Hdr.Flags |= flagRepost
+		p.C.Reposted++
+	} else {
+		p.hw[edge] = rank + 1
+		if p.origSeq != nil {
+			p.origSeq[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] = m.Hdr.Seq
+		}
+	}
+	switch {
+	case m.Src == p.split:
+		m.Hdr.Inc = p.splitGen
+	case t.stateless:
+		m.Hdr.Inc = t.inGen
+	}
+	d := &p.th[m.Dst]
+	if d.stateless {
+		if !t.stateless {
+			p.keepCopy(m)
+		}
+		return true
+	}
+	if m.Dst == p.split && t.stateless {
+		return true // the split is not re-executed (see activate): results need no duplicate
+	}
+	m.Hdr.SN = uint64(d.bkGen)
+	for _, bk := range d.backups {
+		p.sendCopy(m, bk.node, tagDup)
+	}
+	return true
+}
+
+// taskCopy is the copy of a task the split keeps, on its node, until the merge
+// confirms it (accounted memory only: the split's Outstanding is the content).
+type taskCopy struct {
+	node sim.NodeID
+	inc  uint32
+	size int64
+}
+
+// keepCopy accounts the copy of a task the split keeps until the merge confirms it.
+func (p *Protocol) keepCopy(m *sim.Message) {
+	c := taskCopy{m.From, p.RT.Incarnation(m.From), m.WireSize()}
+	p.copies[m.Dst] = append(p.copies[m.Dst], c)
+	p.RT.MemAdd(c.node, sim.MemBackup, c.size)
+}
+
+func (p *Protocol) releaseCopy(c taskCopy) {
+	if p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc {
+		p.RT.MemAdd(c.node, sim.MemBackup, -c.size)
+	}
+}
+
+// confirmCopy releases the oldest copy of a task held by worker: its result reached the merge.
+func (p *Protocol) confirmCopy(worker sim.ObjID) {
+	q := p.copies[worker]
+	if len(q) == 0 {
+		return
+	}
+	p.releaseCopy(q[0])
+	p.copies[worker] = q[1:]
+}
+
+// releaseCopies forgets the copies of worker's tasks (they are resent, and kept again).
+func (p *Protocol) releaseCopies(worker sim.ObjID) {
+	for _, c := range p.copies[worker] {
+		p.releaseCopy(c)
+	}
+	p.copies[worker] = nil
+}
+
+// sendCopy sends a duplicate of data object m to node to; the original tag
+// travels in Hdr.TN.
+func (p *Protocol) sendCopy(m *sim.Message, to sim.NodeID, tag int32) {
+	rt := p.RT
+	c := m.Clone()
+	c.To = to
+	c.Tag = tag
+	c.Hdr.TN = uint64(uint32(m.Tag))
+	c.Hdr.Flags &^= flagInjected
+	rt.SendControl(c)
+	p.C.Duplicates++
+	p.C.DuplicateBytes += c.WireSize()
+	p.charge(c.From, c.Size)
+}
+
+// OnArrive drops re-posted data objects the thread already received (silent
+// re-execution) and forwards gap copies to regenerated backups.
+func (p *Protocol) OnArrive(m *sim.Message) bool {
+	if p.fallback {
+		return true
+	}
+	t := &p.th[m.Dst]
+	if m.Dst == p.split && p.th[m.Src].stateless && m.Hdr.Inc != p.splitGen {
+		p.C.StaleResults++
+		return false
+	}
+	if m.Hdr.Flags&flagResend != 0 || t.stateless {
+		// a stateless thread recomputes a duplicate task harmlessly: the merge
+		// ignores a second result, and a re-executed split that handed out its
+		// tasks in another order must reach every worker
+		return true
+	}
+	if t.received.has(m.Src, m.Hdr.Op) {
+		p.drop(m)
+		return false
+	}
+	t.received.add(m.Src, m.Hdr.Op)
+	p.forwardGap(t, m, p.RT.NodeOf(m.Dst))
+	return true
+}
+
+func (p *Protocol) drop(m *sim.Message) {
+	if m.Hdr.Flags&flagRepost == 0 {
+		p.C.WrongDrops++
+		return
+	}
+	p.C.SilentDrops++
+	if p.origSeq != nil {
+		if s, ok := p.origSeq[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}]; ok && s != m.Hdr.Seq {
+			p.C.SeqMismatches++
+		}
+	}
+}
+
+// forwardGap copies an accepted data object to the backups registered after it
+// was sent (they did not get its duplicate).
+func (p *Protocol) forwardGap(t *thread, m *sim.Message, at sim.NodeID) {
+	if t.stateless {
+		return
+	}
+	for _, bk := range t.backups {
+		if uint64(bk.gen) > m.Hdr.SN && bk.node != at {
+			c := m.Clone()
+			c.From = at
+			c.SentAt = p.RT.Now()
+			p.sendCopy(c, bk.node, tagFwd)
+			p.C.GapForwards++
+		}
+	}
+}
+
+// OnDispatch raises SeqIn to the object's sequence number and records the
+// object as processed. SeqIn is the largest sequence number handled so far, not
+// that of the current object alone: a merge whose last input carries a small
+// number must still number its output above all its inputs (§4).
+func (p *Protocol) OnDispatch(m *sim.Message) {
+	if p.fallback {
+		return
+	}
+	t := &p.th[m.Dst]
+	t.pst.seqIn = max(t.pst.seqIn, m.Hdr.Seq)
+	t.inGen = m.Hdr.Inc
+	if m.Hdr.Flags&flagInjected != 0 && t.replaying > 0 {
+		t.replaying--
+	}
+	if m.Hdr.Flags&flagResend != 0 {
+		return
+	}
+	if p.th[m.Src].stateless && !t.stateless {
+		p.confirmCopy(m.Src)
+	}
+	if t.dispatched != nil && !t.stateless {
+		k := msgKey{m.Src, m.Hdr.Op}
+		if _, ok := t.dispatched[k]; ok {
+			p.C.DoubleProcessed++
+		}
+		t.dispatched[k] = struct{}{}
+	}
+	t.processed.add(m.Src, m.Hdr.Op)
+	t.since++
+}
+
+// OnHandled checkpoints every Every handled messages and lets a split that
+// finished re-executing resend its outstanding tasks.
+func (p *Protocol) OnHandled(id sim.ObjID) {
+	if p.fallback {
+		return
+	}
+	t := &p.th[id]
+	t.handled++
+	if t.resendDue && t.replaying == 0 {
+		t.resendDue = false
+		p.resendAll()
+	}
+	if !t.stateless && p.cfg.Every > 0 && t.handled >= p.cfg.Every {
+		p.checkpoint(id)
+	}
+}
+
+func (p *Protocol) armTimer(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	t.timerGen++
+	rt.SetTimer(rt.NodeOf(id), rt.Now()+p.cfg.Period, tagTimer, int64(t.timerGen)<<32|int64(id))
+}
+
+// OnTimer checkpoints an object at the end of its period, once its running
+// operation has ended.
+func (p *Protocol) OnTimer(node sim.NodeID, tag int32, arg int64) {
+	if p.fallback || tag != tagTimer {
+		return
+	}
+	rt := p.RT
+	id := sim.ObjID(arg & 0xffffffff)
+	t := &p.th[id]
+	if uint32(arg>>32) != t.timerGen || rt.NodeOf(id) != node || rt.Lost(id) {
+		return
+	}
+	p.armTimer(id)
+	rt.WhenObjectIdle(id, func() {
+		if !p.fallback && !rt.Lost(id) && rt.NodeOf(id) == node {
+			p.checkpoint(id)
+		}
+	})
+}
+
+// checkpoint sends object id's state, protocol state and processed list to its
+// backups. The object is not running.
+func (p *Protocol) checkpoint(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	if len(t.backups) == 0 || rt.Lost(id) || rt.Running(id) {
+		return
+	}
+	state, _, err := rt.Snapshot(id)
+	if err != nil {
+		rt.Abort(err.Error())
+		return
+	}
+	p.stamp++
+	ck := &ckptData{stamp: p.stamp, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(), processed: t.processed.clone()}
+	wire := ck.size + p.cfg.EntryBytes*t.since
+	t.since, t.handled = 0, 0
+	from := rt.NodeOf(id)
+	p.charge(from, wire)
+	for _, bk := range t.backups {
+		bk := bk
+		p.C.Checkpoints++
+		p.C.CheckpointBytes += wire
+		st := rt.Stats()
+		st.Checkpoints++
+		st.CheckpointBytes += wire
+		rt.Transfer(from, bk.node, wire, tagCkpt, func(ok bool) {
+			if ok && !p.fallback {
+				p.charge(bk.node, wire)
+				p.install(id, bk, ck)
+			}
+		})
+	}
+}
+
+func (p *Protocol) registered(id sim.ObjID, bk *backup) bool {
+	return slices.Contains(p.th[id].backups, bk)
+}
+
+// install replaces a backup's state by a newer checkpoint and prunes its
+// queue of the objects processed before it.
+func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
+	rt := p.RT
+	if !p.registered(id, bk) || !p.valid(bk) {
+		return
+	}
+	for _, m := range ck.queue {
+		p.store(bk, m)
+	}
+	if bk.ck != nil && ck.stamp <= bk.ck.stamp && bk.ready {
+		return
+	}
+	old := int64(0)
+	if bk.ck != nil && bk.ready {
+		old = bk.ck.size
+	}
+	rt.MemAdd(bk.node, sim.MemBackup, ck.size-old)
+	bk.ck, bk.ready = ck, true
+	for _, k := range sortedKeys(bk.queue) {
+		if ck.processed.has(k.src, k.op) {
+			p.unstore(bk, k)
+		}
+	}
+}
+
+func (p *Protocol) store(bk *backup, m *sim.Message) {
+	k := msgKey{m.Src, m.Hdr.Op}
+	if bk.ck != nil && bk.ck.processed.has(k.src, k.op) {
+		return
+	}
+	if _, ok := bk.queue[k]; ok {
+		return
+	}
+	bk.queue[k] = m
+	bk.bytes += m.WireSize()
+	p.RT.MemAdd(bk.node, sim.MemBackup, m.WireSize())
+}
+
+func (p *Protocol) unstore(bk *backup, k msgKey) {
+	m := bk.queue[k]
+	delete(bk.queue, k)
+	bk.bytes -= m.WireSize()
+	p.RT.MemAdd(bk.node, sim.MemBackup, -m.WireSize())
+}
+
+func sortedKeys(q map[msgKey]*sim.Message) []msgKey {
+	ks := make([]msgKey, 0, len(q))
+	for k := range q {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b msgKey) int {
+		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.op, b.op))
+	})
+	return ks
+}
+
+// OnControl stores a duplicate at a backup thread, or hands it to the thread if
+// the backup has become the active thread meanwhile.
+func (p *Protocol) OnControl(m *sim.Message) {
+	if p.fallback || (m.Tag != tagDup && m.Tag != tagFwd) {
+		return
+	}
+	rt := p.RT
+	id := m.Dst
+	t := &p.th[id]
+	n := m.To
+	if rt.NodeOf(id) == n && !rt.Lost(id) {
+		if t.received.has(m.Src, m.Hdr.Op) {
+			p.C.LateCopies++
+			return
+		}
+		a := appCopy(m)
+		t.received.add(a.Src, a.Hdr.Op)
+		p.forwardGap(t, a, n)
+		rt.Deliver(a)
+		return
+	}
+	for _, bk := range t.backups {
+		if bk.node == n && p.valid(bk) {
+			p.charge(n, m.Size)
+			p.store(bk, m)
+			return
+		}
+	}
+}
+
+// appCopy turns a stored duplicate back into the application message.
+func appCopy(c *sim.Message) *sim.Message {
+	a := c.Clone()
+	a.Control = false
+	a.Tag = int32(uint32(c.Hdr.TN))
+	a.Hdr.TN = 0
+	return a
+}
+
+// OnFailure re-activates the backups of the failed node's threads, re-creates
+// its stateless threads, resends the split's tasks and regenerates backups.
+func (p *Protocol) OnFailure(f sim.Failure) {
+	if p.fallback {
+		p.scratch.OnFailure(f)
+		return
+	}
+	if f.WasSpare {
+		return
+	}
+	if d := p.RT.Config().Downtime; d > 0 {
+		p.RT.At(p.RT.Now()+d, func() { p.recover(f) })
+		return
+	}
+	p.recover(f)
+}
+
+func (p *Protocol) recover(f sim.Failure) {
+	rt := p.RT
+	if p.fallback {
+		p.scratch.OnFailure(f)
+		return
+	}
+	// every lost stateful object needs a live, ready backup
+	var lost []sim.ObjID
+	for i := range p.th {
+		if id := sim.ObjID(i); rt.Lost(id) && rt.NodeOf(id) == f.Node {
+			lost = append(lost, id)
+		}
+	}
+	for _, id := range lost {
+		if !p.th[id].stateless && p.source(id) == nil {
+			p.giveUp(f, id)
+			return
+		}
+	}
+	rt.RemoveSlot(f.Node)
+	if len(rt.Slots()) == 0 {
+		p.giveUp(f, sim.None)
+		return
+	}
+	// drop the backups that died
+	for i := range p.th {
+		t := &p.th[i]
+		t.backups = slices.DeleteFunc(t.backups, func(bk *backup) bool { return !p.valid(bk) })
+	}
+	splitLost := false
+	for _, id := range lost {
+		if !p.th[id].stateless && p.source(id) != nil {
+			p.activate(id)
+			if id == p.split {
+				splitLost = true
+			}
+		}
+	}
+	var workers []sim.ObjID
+	for _, id := range lost {
+		if p.th[id].stateless {
+			p.recreate(id)
+			workers = append(workers, id)
+		}
+	}
+	if p.split != sim.None && !splitLost && !rt.Lost(p.split) && p.th[p.split].replaying == 0 && !p.th[p.split].resendDue {
+		for _, w := range workers {
+			p.resend(w)
+		}
+	}
+	for i := range p.th {
+		p.regenerate(sim.ObjID(i))
+	}
+}
+
+// source is the backup object id is re-activated from: the first live, ready one.
+func (p *Protocol) source(id sim.ObjID) *backup {
+	for _, bk := range p.th[id].backups {
+		if bk.ready && p.valid(bk) {
+			return bk
+		}
+	}
+	return nil
+}
+
+// giveUp reports an unrecoverable pattern and falls back to restarting from
+// scratch.
+func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
+	rt := p.RT
+	st := rt.Stats()
+	st.Unrecoverable++
+	if id == sim.None {
+		st.UnrecoverableNote = "dps: no node is left; the application cannot run"
+	} else {
+		st.UnrecoverableNote = fmt.Sprintf("dps: object %d and all its backup threads were lost; the application restarted from scratch", id)
+	}
+	p.fallback = true
+	for i := range p.th {
+		t := &p.th[i]
+		for _, bk := range t.backups {
+			if p.valid(bk) {
+				if bk.ready {
+					rt.MemAdd(bk.node, sim.MemBackup, -bk.ck.size)
+				}
+				rt.MemAdd(bk.node, sim.MemBackup, -bk.bytes)
+			}
+		}
+		t.backups = nil
+	}
+	p.scratch.OnFailure(f)
+}
+
+// activate turns object id's first valid backup into the active thread: its
+// state is restored on the backup's node and its stored data objects are
+// re-injected in sequence-number order for re-execution.
+func (p *Protocol) activate(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	bk := p.source(id)
+	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
+	rt.MemAdd(bk.node, sim.MemBackup, -bk.ck.size-bk.bytes)
+	ck := bk.ck
+	msgs := make([]*sim.Message, 0, len(bk.queue))
+	for _, k := range sortedKeys(bk.queue) {
+		msgs = append(msgs, bk.queue[k])
+	}
+	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
+	// the regenerated backup is a copy of the consumed one, registered before
+	// re-execution starts so that its checkpoints follow it
+	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, initial: ck.initial, state: ck.state, size: ck.size,
+		pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)}, ck.size+bk.bytes)
+
+	t.pst = ck.pst.clone()
+	t.processed = ck.processed.clone()
+	t.received = ck.processed.clone()
+	t.since, t.handled = 0, 0
+	if t.dispatched != nil {
+		t.dispatched = map[msgKey]struct{}{}
+	}
+	if id == p.split {
+		// The farm's master hands tiles out in the order results arrive: it is
+		// not a DPS split whose re-execution in sequence order reproduces the
+		// original run (a replayed result may precede the hand-out of its own
+		// tile, which the master cannot absorb). It restarts from its
+		// checkpoint instead, results of the lost generation are void, and
+		// every task it holds outstanding is resent (§6: the split resends).
+		p.splitGen++
+		for w := range p.copies {
+			p.copies[w] = nil // they were on the dead node
+		}
+		msgs = slices.DeleteFunc(msgs, func(m *sim.Message) bool { return p.th[m.Src].stateless })
+	}
+	t.replaying = len(msgs)
+	t.resendDue = id == p.split && !ck.initial
+	p.C.Recovered++
+	if ck.initial {
+		rt.Recreate(id, bk.node)
+	} else if err := rt.Restore(id, bk.node, ck.state, nil); err != nil {
+		rt.Abort(err.Error())
+		return
+	}
+	for _, c := range msgs {
+		a := appCopy(c)
+		a.To = bk.node
+		a.Hdr.Flags |= flagInjected
+		t.received.add(a.Src, a.Hdr.Op)
+		p.C.Replayed++
+		rt.Deliver(a)
+	}
+	if t.resendDue && t.replaying == 0 && !rt.Running(id) {
+		t.resendDue = false
+		p.resendAll()
+	}
+	if p.cfg.Period > 0 {
+		p.armTimer(id)
+	}
+}
+
+// recreate re-creates stateless object id on a surviving node.
+func (p *Protocol) recreate(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	var live []sim.NodeID
+	for _, n := range rt.Slots() {
+		if rt.Alive(n) {
+			live = append(live, n)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	node := live[p.next%len(live)]
+	p.next++
+	p.releaseCopies(id)
+	t.pst.life++
+	t.pst.seqOut, t.pst.seqIn = 0, 0
+	t.pst.sent = map[sim.ObjID]uint64{}
+	t.received, t.processed = idSet{}, idSet{}
+	if t.dispatched != nil {
+		t.dispatched = map[msgKey]struct{}{}
+	}
+	p.C.Recreated++
+	rt.Recreate(id, node)
+}
+
+// resend sends again the tasks the split believes worker w holds.
+func (p *Protocol) resend(w sim.ObjID) {
+	rt := p.RT
+	if p.split == sim.None || rt.Lost(p.split) || rt.Lost(w) {
+		return
+	}
+	rs, ok := rt.Object(p.split).(Resubmitter)
+	if !ok {
+		return
+	}
+	for _, task := range rs.Outstanding(w) {
+		tag, size, payload := p.farm.TaskMessage(task)
+		m := rt.SendApp(p.split, w, tag, size, payload, sim.Header{Seq: p.th[p.split].pst.seqOut, Inc: p.splitGen, Flags: flagResend})
+		p.keepCopy(m)
+		p.C.Resent++
+	}
+}
+
+// resendAll resends every outstanding task, after the split re-executed.
+func (p *Protocol) resendAll() {
+	for i := range p.th {
+		if p.th[i].stateless {
+			p.releaseCopies(sim.ObjID(i))
+			p.resend(sim.ObjID(i))
+		}
+	}
+}
+
+// regenerate gives object id new backup threads until it has Config.Backups.
+func (p *Protocol) regenerate(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	if t.stateless || rt.Lost(id) {
+		return
+	}
+	for len(t.backups) < p.cfg.Backups {
+		node, ok := p.placeBackup(id)
+		if !ok {
+			return
+		}
+		bk := p.register(id, node)
+		rt.WhenObjectIdle(id, func() {
+			if p.fallback || !p.registered(id, bk) || rt.Lost(id) {
+				return
+			}
+			state, inbox, err := rt.Snapshot(id)
+			if err != nil {
+				rt.Abort(err.Error())
+				return
+			}
+			p.stamp++
+			ck := &ckptData{stamp: p.stamp, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(),
+				processed: t.processed.clone()}
+			wire := ck.size
+			for _, m := range inbox {
+				c := m.Clone()
+				c.Hdr.TN = uint64(uint32(m.Tag))
+				c.Hdr.Flags &^= flagInjected
+				ck.queue = append(ck.queue, c)
+				wire += m.WireSize()
+			}
+			p.ship(id, bk, rt.NodeOf(id), ck, wire)
+		})
+	}
+}
+
+// addBackup registers a new backup on node n and ships it ck from the thread's
+// (new) node.
+func (p *Protocol) addBackup(id sim.ObjID, from sim.NodeID, ck *ckptData, wire int64) {
+	if p.cfg.Backups == 0 {
+		return
+	}
+	// the consumed backup's node is the thread's node from now on
+	node, ok := p.placeBackupFrom(id, from)
+	if !ok {
+		return
+	}
+	bk := p.register(id, node)
+	p.ship(id, bk, from, ck, wire)
+}
+
+func (p *Protocol) register(id sim.ObjID, node sim.NodeID) *backup {
+	t := &p.th[id]
+	t.bkGen++
+	bk := &backup{node: node, inc: p.RT.Incarnation(node), gen: t.bkGen, queue: map[msgKey]*sim.Message{}}
+	t.backups = append(t.backups, bk)
+	p.C.Regenerated++
+	return bk
+}
+
+func (p *Protocol) ship(id sim.ObjID, bk *backup, from sim.NodeID, ck *ckptData, wire int64) {
+	rt := p.RT
+	p.charge(from, wire)
+	rt.Transfer(from, bk.node, wire, tagRegen, func(ok bool) {
+		if ok && !p.fallback {
+			p.charge(bk.node, wire)
+			p.install(id, bk, ck)
+		}
+	})
+}
+
+func (p *Protocol) placeBackup(id sim.ObjID) (sim.NodeID, bool) {
+	return p.placeBackupFrom(id, p.RT.NodeOf(id))
+}
+
+// placeBackupFrom picks the next live node after home, by rotation over the
+// surviving slots, that holds neither the thread nor another of its backups.
+func (p *Protocol) placeBackupFrom(id sim.ObjID, home sim.NodeID) (sim.NodeID, bool) {
+	slots := p.RT.Slots()
+	start := slices.Index(slots, home)
+	if start < 0 {
+		start = 0
+	}
+	for j := 1; j <= len(slots); j++ {
+		n := slots[(start+j)%len(slots)]
+		if n == home || !p.RT.Alive(n) {
+			continue
+		}
+		if slices.ContainsFunc(p.th[id].backups, func(b *backup) bool { return b.node == n }) {
+			continue
+		}
+		return n, true
+	}
+	return 0, false
+}

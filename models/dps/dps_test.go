@@ -1,0 +1,318 @@
+package dps
+
+import (
+	"fmt"
+	"testing"
+
+	"ftsim/sim"
+	"ftsim/workloads/farm"
+	"ftsim/workloads/life"
+)
+
+// lifeJob is a 48×48 torus in 8 tiles (2 per node on 4 nodes) for 30
+// generations; compute takes long enough for failures to strike mid-run.
+func lifeJob(t *testing.T, graph string) *life.Workload {
+	t.Helper()
+	p := life.DefaultParams()
+	p.Width, p.Height, p.Generations, p.Graph = 48, 48, 30, graph
+	p.ObjectsPerNode = 2
+	p.CellOps = 1000
+	w, err := life.New(p, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func farmJob(t *testing.T) *farm.Workload {
+	t.Helper()
+	p := farm.DefaultParams()
+	p.Width, p.Height, p.MaxIter, p.Tile = 96, 96, 300, 16
+	p.IterOps = 1e4
+	w, err := farm.New(p, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func baseConfig() sim.Config {
+	cfg := sim.DefaultConfig()
+	cfg.Bandwidth = 1e8
+	cfg.Latency = 50 * sim.Microsecond
+	cfg.DetectDelay = sim.Millisecond
+	return cfg
+}
+
+func runDPS(t *testing.T, cfg sim.Config, wl sim.Workload, pc Config) (sim.Result, *Protocol) {
+	t.Helper()
+	pc.Audit = true
+	p, err := New(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	return res, p
+}
+
+func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
+	t.Helper()
+	if !res.Finished || !res.Outcome.OK {
+		t.Fatalf("%s: finished %v, outcome %+v, note %q", name, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
+	}
+	if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 {
+		t.Fatalf("%s: %d objects dropped that were not re-posts, %d handled twice", name, p.C.WrongDrops, p.C.DoubleProcessed)
+	}
+}
+
+// Fault-free, the protocol stamps and duplicates but changes no answer, and
+// its only traffic is exactly one duplicate per data object per backup of a
+// stateful receiver (no checkpoints configured).
+func TestFaultFreeDuplicates(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		wl      func(*testing.T) sim.Workload
+		backups int
+		farm    bool
+	}{
+		{"life simple", func(t *testing.T) sim.Workload { return lifeJob(t, "simple") }, 1, false},
+		{"life overlap", func(t *testing.T) sim.Workload { return lifeJob(t, "overlap") }, 1, false},
+		{"life simple, 2 backups", func(t *testing.T) sim.Workload { return lifeJob(t, "simple") }, 2, false},
+		{"life overlap, 3 backups", func(t *testing.T) sim.Workload { return lifeJob(t, "overlap") }, 3, false},
+		{"farm", func(t *testing.T) sim.Workload { return farmJob(t) }, 1, true},
+		{"farm, 2 backups", func(t *testing.T) sim.Workload { return farmJob(t) }, 2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := baseConfig()
+			pc := DefaultConfig()
+			pc.Backups, pc.Every = c.backups, 0
+			wl := c.wl(t)
+			res, p := runDPS(t, cfg, wl, pc)
+			checkClean(t, c.name, res, p)
+			want := res.Stats.AppMsgs * int64(c.backups)
+			if c.farm {
+				// workers are stateless: only the results sent to the master are duplicated
+				tiles := int64(wl.(*farm.Workload).NumTiles())
+				if res.Stats.AppMsgs != 2*tiles {
+					t.Fatalf("%d application messages, want %d", res.Stats.AppMsgs, 2*tiles)
+				}
+				want = tiles * int64(c.backups)
+			}
+			if p.C.Duplicates != want || res.Stats.ExtraMsgs != want {
+				t.Fatalf("%d duplicates, %d extra messages; want exactly %d", p.C.Duplicates, res.Stats.ExtraMsgs, want)
+			}
+			if p.C.Reposted != 0 || p.C.SilentDrops != 0 || p.C.Checkpoints != 0 {
+				t.Fatalf("fault-free run re-posted %d, dropped %d, checkpointed %d", p.C.Reposted, p.C.SilentDrops, p.C.Checkpoints)
+			}
+			if res.Stats.PeakMem[sim.MemBackup] <= 0 {
+				t.Fatal("backup memory not accounted")
+			}
+		})
+	}
+}
+
+// Backups are placed by rotating indices (the paper's Fig. 4): with one object
+// per node, object i's k-th backup is on node (i+1+k) mod N.
+func TestRotatedPlacement(t *testing.T) {
+	p := life.DefaultParams()
+	p.Width, p.Height, p.Generations = 16, 16, 1
+	w, _ := life.New(p, 3, nil)
+	cfg := baseConfig()
+	cfg.Nodes = 3
+	pc := DefaultConfig()
+	pc.Backups = 2
+	pr, _ := New(pc)
+	rt, _ := sim.New(cfg, w, pr)
+	rt.Run()
+	for i := range 3 {
+		for k, bk := range pr.th[i].backups {
+			if want := sim.NodeID((i + 1 + k) % 3); bk.node != want {
+				t.Errorf("object %d backup %d on node %d, want %d", i, k, bk.node, want)
+			}
+		}
+		if len(pr.th[i].backups) != 2 {
+			t.Errorf("object %d has %d backups", i, len(pr.th[i].backups))
+		}
+	}
+}
+
+// Each thread checkpoints on its own every `every` handled messages: a Life
+// tile handles its Start plus 8 halos per generation, so it sends
+// ⌊(8G+1)/every⌋ checkpoints to each backup, and each prunes its queue.
+func TestCheckpointEvery(t *testing.T) {
+	const gens = 30
+	for _, every := range []int64{1, 8, 50} {
+		for _, graph := range []string{"simple", "overlap"} {
+			t.Run(fmt.Sprintf("%s every %d", graph, every), func(t *testing.T) {
+				wl := lifeJob(t, graph)
+				pc := DefaultConfig()
+				pc.Every = every
+				res, p := runDPS(t, baseConfig(), wl, pc)
+				checkClean(t, graph, res, p)
+				n := int64(wl.NumObjects())
+				want := n * ((8*gens + 1) / every)
+				if p.C.Checkpoints != want || int64(res.Stats.Checkpoints) != want {
+					t.Fatalf("%d checkpoints, want %d", p.C.Checkpoints, want)
+				}
+				if res.Stats.ExtraMsgs != p.C.Duplicates+want {
+					t.Fatalf("extra messages %d = %d duplicates + %d checkpoints expected", res.Stats.ExtraMsgs, p.C.Duplicates, want)
+				}
+				// after its last checkpoint a backup holds fewer than every + 8 objects
+				for i := range p.th {
+					for _, bk := range p.th[i].backups {
+						if int64(len(bk.queue)) >= every+8 && every > 1 {
+							t.Fatalf("object %d: backup queue of %d objects", i, len(bk.queue))
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// A periodic checkpoint is taken per object, whatever the handled count.
+func TestCheckpointPeriod(t *testing.T) {
+	wl := lifeJob(t, "overlap")
+	pc := DefaultConfig()
+	pc.Every, pc.Period = 0, 2*sim.Millisecond
+	res, p := runDPS(t, baseConfig(), wl, pc)
+	checkClean(t, "period", res, p)
+	perObj := int64(res.Makespan / pc.Period)
+	n := int64(wl.NumObjects())
+	if p.C.Checkpoints < n*(perObj-1) || p.C.Checkpoints > n*perObj {
+		t.Fatalf("%d checkpoints over %v, want about %d per object", p.C.Checkpoints, res.Makespan, perObj)
+	}
+}
+
+// Failures: single, successive and simultaneous ones the backups cover end
+// with the reference answer without any restart; survivors never roll back;
+// re-posted objects already received are dropped and nothing else is.
+func TestRecovery(t *testing.T) {
+	type fail = sim.ScriptedFailure
+	cases := []struct {
+		name   string
+		graph  string
+		every  int64
+		plan   []fail
+		nodes  int // application nodes surviving
+		unrec  int
+		spares int
+	}{
+		{"single early", "simple", 8, []fail{{Node: 1, Progress: 0.1, ByProgress: true}}, 3, 0, 0},
+		{"single late", "overlap", 8, []fail{{Node: 2, Progress: 0.8, ByProgress: true}}, 3, 0, 0},
+		{"single, no checkpoint", "simple", 0, []fail{{Node: 3, Progress: 0.5, ByProgress: true}}, 3, 0, 0},
+		{"single, sparse checkpoints", "overlap", 50, []fail{{Node: 0, Progress: 0.5, ByProgress: true}}, 3, 0, 0},
+		{"successive", "simple", 8, []fail{{Node: 1, Progress: 0.3, ByProgress: true}, {Node: 2, Progress: 0.6, ByProgress: true}}, 2, 0, 0},
+		{"successive, backup consumed", "overlap", 16, []fail{{Node: 1, Progress: 0.3, ByProgress: true}, {Node: 2, Progress: 0.35, ByProgress: true}}, 2, 0, 0},
+		{"three successive", "overlap", 8, []fail{{Node: 0, Progress: 0.2, ByProgress: true}, {Node: 3, Progress: 0.5, ByProgress: true}, {Node: 1, Progress: 0.8, ByProgress: true}}, 1, 0, 0},
+		{"simultaneous, disjoint", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 3, Progress: 0.5, ByProgress: true}}, 2, 0, 0},
+		{"simultaneous, thread and backup", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 2, Progress: 0.5, ByProgress: true}}, 0, 1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = c.plan
+			cfg.Spares = c.spares
+			pc := DefaultConfig()
+			pc.Every = c.every
+			res, p := runDPS(t, cfg, lifeJob(t, c.graph), pc)
+			checkClean(t, c.name, res, p)
+			if res.Stats.Unrecoverable != c.unrec {
+				t.Fatalf("unrecoverable %d (%q), want %d", res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, c.unrec)
+			}
+			if c.unrec > 0 {
+				if res.Stats.Restarts != 1 || res.Stats.UnrecoverableNote == "" {
+					t.Fatalf("fallback: %d restarts, note %q", res.Stats.Restarts, res.Stats.UnrecoverableNote)
+				}
+				return
+			}
+			if res.Stats.Restarts != 0 {
+				t.Fatalf("%d restarts", res.Stats.Restarts)
+			}
+			// each failure re-activates the 2 tiles of its node, plus those recovered onto it before
+			if p.C.Recovered < 2*len(c.plan) {
+				t.Fatalf("%d threads recovered, want at least %d", p.C.Recovered, 2*len(c.plan))
+			}
+			if p.C.SilentDrops == 0 || p.C.SilentDrops > p.C.Reposted {
+				t.Fatalf("%d re-posted, %d dropped", p.C.Reposted, p.C.SilentDrops)
+			}
+			t.Logf("recovered %d, replayed %d, re-posted %d, dropped %d (seq differed %d), late copies %d, regenerated %d, gap forwards %d",
+				p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.SeqMismatches, p.C.LateCopies, p.C.Regenerated, p.C.GapForwards)
+			if got := len(p.RT.Slots()); got != c.nodes {
+				t.Fatalf("%d application nodes left, want %d", got, c.nodes)
+			}
+		})
+	}
+}
+
+// The farm: workers are stateless (no backups, no duplicates); a dead worker is
+// re-created and the split resends its outstanding tasks; the master
+// (split/merge) is recovered from its backup by re-execution and then resends
+// every unconfirmed task.
+func TestFarmRecovery(t *testing.T) {
+	type fail = sim.ScriptedFailure
+	cases := []struct {
+		name           string
+		plan           []fail
+		master, worker bool
+	}{
+		{"worker", []fail{{Node: 2, Progress: 0.4, ByProgress: true}}, false, true},
+		{"master", []fail{{Node: 0, Progress: 0.5, ByProgress: true}}, true, false},
+		{"master then worker", []fail{{Node: 0, Progress: 0.3, ByProgress: true}, {Node: 2, Progress: 0.7, ByProgress: true}}, true, true},
+		{"worker and master together", []fail{{Node: 3, Progress: 0.5, ByProgress: true}, {Node: 0, Progress: 0.5, ByProgress: true}}, true, true},
+	}
+	for _, c := range cases {
+		for _, every := range []int64{0, 5} {
+			t.Run(fmt.Sprintf("%s every %d", c.name, every), func(t *testing.T) {
+				cfg := baseConfig()
+				cfg.Failures = sim.ScriptedFailures
+				cfg.Planned = c.plan
+				pc := DefaultConfig()
+				pc.Every = every
+				res, p := runDPS(t, cfg, farmJob(t), pc)
+				checkClean(t, c.name, res, p)
+				if res.Stats.Unrecoverable != 0 || res.Stats.Restarts != 0 {
+					t.Fatalf("unrecoverable %d, restarts %d", res.Stats.Unrecoverable, res.Stats.Restarts)
+				}
+				if c.worker != (p.C.Recreated > 0) || (p.C.Resent == 0 && (c.worker && !c.master || every > 0)) {
+					t.Fatalf("recreated %d, resent %d", p.C.Recreated, p.C.Resent)
+				}
+				if c.master != (p.C.Recovered > 0) {
+					t.Fatalf("master recovered %d times", p.C.Recovered)
+				}
+				t.Logf("recreated %d, resent %d, recovered %d, replayed %d, re-posted %d, dropped %d, stale %d",
+					p.C.Recreated, p.C.Resent, p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.StaleResults)
+			})
+		}
+	}
+}
+
+// Checkpoints prune the backup queues: the peak memory held by backups (states
+// and stored duplicates) falls when threads checkpoint more often.
+func TestCheckpointsBoundBackupMemory(t *testing.T) {
+	peak := func(every int64) int64 {
+		pc := DefaultConfig()
+		pc.Every = every
+		res, p := runDPS(t, baseConfig(), lifeJob(t, "overlap"), pc)
+		checkClean(t, "memory", res, p)
+		return res.Stats.PeakMem[sim.MemBackup]
+	}
+	never, often := peak(0), peak(8)
+	t.Logf("peak backup memory: %d B without checkpoints, %d B with one every 8 objects", never, often)
+	if often >= never {
+		t.Fatalf("checkpointing every 8 objects holds %d B, no more than without (%d B)", often, never)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []Config{{Backups: -1}, {Every: -1}, {Period: -1}, {HeaderBytes: -1}} {
+		if _, err := New(c); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}
