@@ -26,7 +26,9 @@ func WorkloadKinds() []string {
 }
 
 // ProtocolKinds lists the protocols a scenario can name.
-func ProtocolKinds() []string { return []string{"none", "cpr", "dps", "mpift-ia", "abft"} }
+func ProtocolKinds() []string {
+	return []string{"none", "cpr", "mlog", "dps", "mpift-ia", "abft"}
+}
 
 // buildWorkload decodes the [workload] section and builds the workload for
 // the scenario's cluster.
@@ -117,6 +119,8 @@ func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
 		return buildABFT(s)
 	case "dps":
 		return buildDPS(s)
+	case "mlog":
+		return buildMlog(s)
 	case "mpift-ia":
 		var p struct{}
 		if err := sec.Decode(&p); err != nil {

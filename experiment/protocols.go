@@ -4,6 +4,7 @@ import (
 	"ftsim/models/abft"
 	"ftsim/models/cpr"
 	"ftsim/models/dps"
+	"ftsim/models/mlog"
 	"ftsim/scenarios"
 	"ftsim/sim"
 )
@@ -136,6 +137,36 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 	}
 	return func() sim.Protocol {
 		p, _ := dps.New(cfg) // validated above
+		return p
+	}, nil
+}
+
+// mlogParams are the [protocol] keys of kind "mlog".
+type mlogParams struct {
+	Period      scenarios.Duration `toml:"period"`       // each node's buddy checkpoint period
+	Restart     string             `toml:"restart"`      // "basic" or "fast"
+	MaxLog      scenarios.Size     `toml:"max_log"`      // checkpoint early when a sender's log exceeds this (0 = off)
+	HeaderBytes int64              `toml:"header_bytes"` // SN/TN header on every application message
+	TicketBytes int64              `toml:"ticket_bytes"` // ticket request/reply, tuple, acknowledgement
+	FullLog     bool               `toml:"full_log"`     // the whole log goes into the checkpoint (multiple-failure extension, first half)
+	Priority    bool               `toml:"priority"`     // recovering objects run before a host's own objects
+}
+
+func buildMlog(s *scenarios.Scenario) (protocolMaker, error) {
+	sec := s.Protocol
+	d := mlog.DefaultConfig()
+	p := mlogParams{Period: scenarios.Duration(d.Period), Restart: d.Restart, MaxLog: scenarios.Size(d.MaxLog),
+		HeaderBytes: d.HeaderBytes, TicketBytes: d.TicketBytes, FullLog: d.FullLog, Priority: d.Priority}
+	if err := sec.Decode(&p); err != nil {
+		return nil, err
+	}
+	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),
+		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority}
+	if _, err := mlog.New(cfg); err != nil {
+		return nil, sec.Errorf("restart", "%v", err)
+	}
+	return func() sim.Protocol {
+		p, _ := mlog.New(cfg) // validated above
 		return p
 	}, nil
 }

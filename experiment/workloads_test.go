@@ -55,7 +55,7 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 				if !r.Finished || !r.DigestOK || r.Failures == 0 {
 					t.Fatalf("finished %v digest_ok %v failures %d: %s", r.Finished, r.DigestOK, r.Failures, r.Note)
 				}
-				if pk == "cpr" && r.Checkpoints == 0 {
+				if (pk == "cpr" || pk == "mlog") && r.Checkpoints == 0 {
 					t.Fatalf("no checkpoint was taken (fault-free %.6g s)", r.FaultFreeS)
 				}
 				t.Log(fmt.Sprintf("makespan %.6g s, baseline %.6g s, failures %d, restarts %d, checkpoints %d",

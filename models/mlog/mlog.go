@@ -1,0 +1,779 @@
+package mlog
+
+// This file holds the forward path of Chakravorty & Kalé's sender-based message
+// logging (section 3.1): sequence numbers per sender→receiver pair, tickets (TN)
+// handed out by the receiver, the sender's log, processing in TN order, and the
+// local mode that logs the (sender, SN, TN) tuple on the buddy node.
+
+import (
+	"fmt"
+	"slices"
+
+	"ftsim/models/none"
+	"ftsim/sim"
+)
+
+// Restart modes.
+const (
+	RestartBasic = "basic" // every object of the failed node re-executes on its replacement
+	RestartFast  = "fast"  // the failed node's objects are spread over other nodes (section 3.5)
+)
+
+// Config configures the protocol. Scenario keys are given beside each field.
+type Config struct {
+	Period      sim.Time // period: each node's buddy checkpoint period (default 30 s)
+	Restart     string   // restart: "basic" or "fast" (default fast)
+	MaxLog      int64    // max_log: a sender node whose log exceeds this many bytes asks its receivers to checkpoint; 0 = off
+	HeaderBytes int64    // header_bytes: modeled SN/TN header on every application message (default 16)
+	TicketBytes int64    // ticket_bytes: modeled size of a ticket request, reply, tuple, acknowledgement (default 32)
+	// FullLog is the first half of the multiple-failure extension (section 3.4):
+	// every object's whole message log (not only the messages to objects on its
+	// own node) is part of its checkpoint (full_log).
+	FullLog bool
+	// Priority gives re-execution priority: while restored objects on a node
+	// re-process their logged messages, the node's other objects wait (as a
+	// runtime that schedules recovery messages first would), so that a spread
+	// object is not slowed by its host's own work (priority).
+	Priority bool
+	// TraceOrder records, per object, the (sender, SN) processed at each TN, to
+	// check that re-execution after a restart follows the pre-failure order.
+	TraceOrder bool
+}
+
+// DefaultConfig is the configuration of the paper's experiments: checkpoints
+// every 30 s, fast restart.
+func DefaultConfig() Config {
+	return Config{Period: 30 * sim.Second, Restart: RestartFast, HeaderBytes: 16, TicketBytes: 32, Priority: true}
+}
+
+// Counters are the protocol's own statistics.
+type Counters struct {
+	Tickets         int64 // tickets handed out (new TNs)
+	OldTickets      int64 // ticket requests answered "old" (already processed)
+	LocalMessages   int64 // messages sent in local mode (tuple logged at the buddy)
+	Duplicates      int64 // application messages dropped because already processed or held
+	Resent          int64 // logged messages resent after a restart
+	MissingTNs      int64 // TNs handed out before a crash that never reached their requester, handed out again
+	Checkpoints     int64 // node checkpoints committed at a buddy
+	GCMessages      int64 // garbage-collection messages
+	Restarts        int64 // node restarts from buddy checkpoints
+	Migrations      int64 // objects spread by fast restart
+	OrderMismatches int64 // TNs re-processed with another (sender, SN) than before the failure (TraceOrder)
+	Reprocessed     int64 // TNs processed again after a restart with the same (sender, SN) (TraceOrder)
+}
+
+// Protocol tags of the protocol's transfers (any value not used by the runtime).
+const (
+	tagTicket int32 = 100 + iota
+	tagReply
+	tagTuple
+	tagAck
+	tagCheckpoint
+	tagGC
+	tagResend
+	tagDone
+	tagFetch
+	tagMigrate
+	tagCkptRequest
+)
+
+// Timer tags.
+const timerCheckpoint int32 = 1
+
+// Protocol is sender-based message logging with buddy checkpoints and basic or
+// fast restart. Survivors never roll back: only the objects of a failed node are
+// restored (from their buddy checkpoint) and re-execute the logged messages
+// other objects resend, in their original TN order.
+type Protocol struct {
+	sim.BaseProtocol
+	cfg  Config
+	objs []*object
+
+	floors       map[pairKey]uint64 // src→dst: entries with SN ≤ floor were lost with src's log
+	ckBusy       map[sim.NodeID]bool
+	armed        map[sim.NodeID]uint32 // checkpoint timer armed on node (its incarnation)
+	recs         []*recovery
+	booting      map[sim.NodeID]*recovery
+	retry        []*pendingLocal // local-mode tuples waiting for a live buddy
+	scratch      *none.Restarter
+	fallen       bool // an unrecoverable pattern: restart from scratch from now on
+	lastProgress map[sim.NodeID]int64
+	dormant      int                      // nodes whose checkpoint timer stopped for want of progress
+	holds        map[sim.ObjID]int        // reasons an object is paused (checkpoint, priority)
+	prio         map[sim.NodeID]*priority // nodes giving restored objects priority
+	gen          int
+
+	// Stats are the protocol's counters.
+	Stats Counters
+	// Probe, when set, records per-object iteration completion times.
+	Probe *Probe
+	trace []map[uint64]pair
+}
+
+// pair names a message by its sender and sequence number.
+type pair struct {
+	src sim.ObjID
+	sn  uint64
+}
+
+// pairKey is a sender→receiver pair.
+type pairKey struct{ src, dst sim.ObjID }
+
+// entry is one message in a sender's log.
+type entry struct {
+	m      *sim.Message // the message as sent (a clone sharing the payload), Hdr.SN set
+	dst    sim.ObjID
+	sn, tn uint64
+	gen    uint32 // the sender's generation when logged: void after the sender is restored
+	asking bool   // a ticket request or tuple log is outstanding
+	old    bool   // the receiver had already processed it
+	done   bool   // pruned
+}
+
+// snSet is the set of SNs from one sender an object has processed: all up to
+// low, and some above it.
+type snSet struct {
+	low   uint64
+	above map[uint64]bool
+}
+
+func (s *snSet) has(sn uint64) bool { return s != nil && (sn <= s.low || s.above[sn]) }
+
+func (s *snSet) add(sn uint64) {
+	if sn <= s.low {
+		return
+	}
+	if sn == s.low+1 {
+		s.low++
+		for s.above[s.low+1] {
+			delete(s.above, s.low+1)
+			s.low++
+		}
+		return
+	}
+	if s.above == nil {
+		s.above = map[uint64]bool{}
+	}
+	s.above[sn] = true
+}
+
+func (s *snSet) clone() *snSet {
+	c := &snSet{low: s.low}
+	if len(s.above) > 0 {
+		c.above = make(map[uint64]bool, len(s.above))
+		for k := range s.above {
+			c.above[k] = true
+		}
+	}
+	return c
+}
+
+// ticketReq is a ticket request waiting for a restarted receiver's resends.
+type ticketReq struct {
+	s     *object
+	e     *entry
+	at    sim.NodeID // node the request reached
+	local bool
+}
+
+// tuple is an entry of the remote message log, held on a buddy node.
+type tuple struct {
+	src    sim.ObjID
+	sn, tn uint64
+	holder sim.NodeID
+	inc    uint32
+}
+
+// object is the protocol's state of one application object. It lives on the
+// object's node (node, inc): what is not in a checkpoint dies with that node.
+type object struct {
+	id   sim.ObjID
+	gen  uint32
+	node sim.NodeID
+	inc  uint32
+
+	// sender side
+	sn       map[sim.ObjID]uint64
+	log      map[sim.ObjID][]*entry
+	logBytes int64
+
+	// receiver side
+	tnCount, tnProcessed, delivered uint64
+	tnTable                         map[pair]uint64
+	byTN                            map[uint64]pair
+	done                            map[sim.ObjID]*snSet
+	held                            map[uint64]*sim.Message
+	senders                         map[sim.ObjID]bool // senders since the last checkpoint (garbage collection)
+
+	ckptTN uint64 // TNCheckpointed
+	ckpt   *objCkpt
+	rlog   []tuple // the remote message log of messages to this object
+
+	// restart
+	gated   bool
+	waitFor map[sim.NodeID]bool
+	queued  []ticketReq
+	missing []uint64
+	catchUp uint64 // re-executing up to this TN with priority (0: not)
+}
+
+// New returns the protocol with configuration cfg.
+func New(cfg Config) (*Protocol, error) {
+	if cfg.Period <= 0 {
+		return nil, fmt.Errorf("mlog: period must be positive")
+	}
+	switch cfg.Restart {
+	case RestartBasic, RestartFast:
+	case "":
+		cfg.Restart = RestartFast
+	default:
+		return nil, fmt.Errorf("mlog: unknown restart %q (basic, fast)", cfg.Restart)
+	}
+	if cfg.MaxLog < 0 || cfg.HeaderBytes < 0 || cfg.TicketBytes < 0 {
+		return nil, fmt.Errorf("mlog: max_log, header_bytes and ticket_bytes must not be negative")
+	}
+	return &Protocol{cfg: cfg}, nil
+}
+
+// Init creates the per-object state.
+func (p *Protocol) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.scratch = none.NewRestarter(rt)
+	p.objs = make([]*object, rt.NumObjects())
+	for i := range p.objs {
+		p.objs[i] = &object{id: sim.ObjID(i), ckpt: &objCkpt{initial: true}}
+		p.objs[i].reset()
+	}
+	p.floors = map[pairKey]uint64{}
+	p.ckBusy = map[sim.NodeID]bool{}
+	p.armed = map[sim.NodeID]uint32{}
+	p.booting = map[sim.NodeID]*recovery{}
+	p.holds = map[sim.ObjID]int{}
+	p.lastProgress = map[sim.NodeID]int64{}
+	p.prio = map[sim.NodeID]*priority{}
+	if p.cfg.TraceOrder {
+		p.trace = make([]map[uint64]pair, rt.NumObjects())
+		for i := range p.trace {
+			p.trace[i] = map[uint64]pair{}
+		}
+	}
+}
+
+// reset empties an object's volatile state (a new life).
+func (o *object) reset() {
+	o.gen++
+	o.sn = map[sim.ObjID]uint64{}
+	o.log = map[sim.ObjID][]*entry{}
+	o.logBytes = 0
+	o.tnCount, o.tnProcessed, o.delivered = 0, 0, 0
+	o.tnTable = map[pair]uint64{}
+	o.byTN = map[uint64]pair{}
+	o.done = map[sim.ObjID]*snSet{}
+	o.held = map[uint64]*sim.Message{}
+	o.senders = map[sim.ObjID]bool{}
+	o.gated, o.waitFor, o.queued, o.missing, o.catchUp = false, nil, nil, nil, 0
+}
+
+// Start records where every object lives and arms the checkpoint timers.
+func (p *Protocol) Start() {
+	rt := p.RT
+	for _, o := range p.objs {
+		o.node = rt.NodeOf(o.id)
+		o.inc = rt.Incarnation(o.node)
+	}
+	for _, n := range rt.Slots() {
+		p.arm(n)
+	}
+}
+
+// arm starts node n's checkpoint timer unless it runs already.
+func (p *Protocol) arm(n sim.NodeID) {
+	rt := p.RT
+	if inc, ok := p.armed[n]; ok && inc == rt.Incarnation(n) && rt.Alive(n) {
+		return
+	}
+	p.armed[n] = rt.Incarnation(n)
+	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, 0)
+}
+
+// OnTimer takes node n's periodic checkpoint.
+func (p *Protocol) OnTimer(n sim.NodeID, tag int32, _ int64) {
+	if tag != timerCheckpoint || p.fallen {
+		return
+	}
+	rt := p.RT
+	done, _ := rt.Progress()
+	if done == p.lastProgress[n] {
+		// nothing progressed for a whole period: stop ticking (a run whose
+		// application cannot go on must be able to end); OnHandled wakes it
+		delete(p.armed, n)
+		p.dormant++
+		return
+	}
+	p.lastProgress[n] = done
+	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, 0)
+	p.checkpoint(n)
+}
+
+// memAdd accounts memory on node n if it is still the incarnation inc.
+func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
+	if n >= 0 && p.RT.Alive(n) && p.RT.Incarnation(n) == inc {
+		p.RT.MemAdd(n, k, d)
+	}
+}
+
+// buddy is the node that holds node n's checkpoint and remote message log: the
+// next application node in rank order (None when n is alone or not a slot).
+func (p *Protocol) buddy(n sim.NodeID) sim.NodeID {
+	s := p.RT.Slots()
+	if len(s) < 2 {
+		return sim.None
+	}
+	for i, x := range s {
+		if x == n {
+			return s[(i+1)%len(s)]
+		}
+	}
+	return sim.None
+}
+
+// OnSend stamps the SN, logs the message at its sender and replaces the send by
+// a ticket request (remote mode) or a ticket and a tuple logged at the buddy
+// (local mode), both made when the message would have left.
+func (p *Protocol) OnSend(m *sim.Message) bool {
+	if p.fallen {
+		return true
+	}
+	s := p.objs[m.Src]
+	s.sn[m.Dst]++
+	m.Hdr.SN = s.sn[m.Dst]
+	m.Hdr.Bytes = p.cfg.HeaderBytes
+	e := &entry{m: m.Clone(), dst: m.Dst, sn: m.Hdr.SN, gen: s.gen}
+	s.log[m.Dst] = append(s.log[m.Dst], e)
+	sz := m.WireSize()
+	s.logBytes += sz
+	p.memAdd(s.node, s.inc, sim.MemLog, sz)
+	p.RT.At(m.SentAt, func() { p.requestTicket(s, e) })
+	if p.cfg.MaxLog > 0 && s.logBytes > p.cfg.MaxLog {
+		p.RT.At(p.RT.Now(), func() { p.logFull(s) }) // not from inside the sender's handler
+	}
+	return false
+}
+
+// live reports whether entry e of sender s is still in a live log.
+func (p *Protocol) live(s *object, e *entry) bool {
+	return !p.fallen && e.gen == s.gen && !e.done && p.RT.Alive(s.node) && p.RT.Incarnation(s.node) == s.inc
+}
+
+// requestTicket asks e's receiver for a ticket.
+func (p *Protocol) requestTicket(s *object, e *entry) {
+	rt := p.RT
+	if !p.live(s, e) || e.tn != 0 || e.old || e.asking || rt.Lost(e.dst) {
+		return // the resend after the receiver's restart will ask again
+	}
+	from, to := s.node, p.objs[e.dst].node
+	if from == to {
+		p.localTicket(s, e)
+		return
+	}
+	e.asking = true
+	rt.Transfer(from, to, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, s, e, to) })
+}
+
+// onTicketRequest runs at node at when e's ticket request arrives.
+func (p *Protocol) onTicketRequest(ok bool, s *object, e *entry, at sim.NodeID) {
+	rt := p.RT
+	if !ok || p.fallen {
+		e.asking = false
+		return
+	}
+	w := p.objs[e.dst]
+	if rt.Lost(w.id) || !rt.Alive(w.node) {
+		e.asking = false
+		return
+	}
+	if w.node != at { // the receiver moved: the request follows it
+		rt.Transfer(at, w.node, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, s, e, w.node) })
+		return
+	}
+	p.answer(w, ticketReq{s: s, e: e, at: at})
+}
+
+// answer hands out (or looks up) a ticket for request q, or queues it while
+// the restarted receiver w still collects the TNs it handed out before its crash.
+func (p *Protocol) answer(w *object, q ticketReq) {
+	tn, old, ok := p.ticket(w, q.s.id, q.e.sn)
+	if !ok {
+		w.queued = append(w.queued, q)
+		return
+	}
+	if q.local {
+		p.gotLocalTicket(q.s, q.e, tn, old)
+		return
+	}
+	s, e := q.s, q.e
+	p.RT.Transfer(q.at, s.node, p.cfg.TicketBytes, tagReply, func(ok bool) {
+		e.asking = false
+		if ok {
+			p.onTicketReply(s, e, tn, old)
+		}
+	})
+}
+
+// ticket returns the TN of message (src, sn) at receiver w: the one already
+// assigned, old if already processed, or a new one (a TN missing since a
+// restart first). ok is false while w waits for the resends after its restart.
+func (p *Protocol) ticket(w *object, src sim.ObjID, sn uint64) (tn uint64, old, ok bool) {
+	k := pair{src, sn}
+	tn, found := w.tnTable[k]
+	if w.done[src].has(sn) {
+		p.Stats.OldTickets++
+		return tn, true, true
+	}
+	if found {
+		return tn, false, true
+	}
+	if w.gated {
+		return 0, false, false
+	}
+	if len(w.missing) > 0 {
+		tn, w.missing = w.missing[0], w.missing[1:]
+	} else {
+		w.tnCount++
+		tn = w.tnCount
+	}
+	w.tnTable[k] = tn
+	w.byTN[tn] = k
+	p.Stats.Tickets++
+	return tn, false, true
+}
+
+// onTicketReply: the ticket reached the sender, which sends the message.
+func (p *Protocol) onTicketReply(s *object, e *entry, tn uint64, old bool) {
+	if !p.live(s, e) || e.tn != 0 || e.old {
+		return
+	}
+	e.tn = tn
+	if old {
+		e.old = true
+		if tn == 0 { // processed and checkpointed: the receiver will never need it
+			p.prune(s, e)
+		}
+		return
+	}
+	p.transmit(s, e)
+}
+
+// transmit sends logged message e with its TN.
+func (p *Protocol) transmit(s *object, e *entry) {
+	c := e.m.Clone()
+	c.Hdr.TN = e.tn
+	c.From = s.node
+	c.SentAt = p.RT.Now()
+	p.RT.Stats().ExtraBytes += c.Hdr.Bytes
+	p.RT.Transmit(c)
+}
+
+// localTicket is the local mode: the receiver on the same node hands out the
+// ticket by a method call, then the tuple is logged on the buddy.
+func (p *Protocol) localTicket(s *object, e *entry) {
+	w := p.objs[e.dst]
+	e.asking = true
+	p.answer(w, ticketReq{s: s, e: e, at: s.node, local: true})
+}
+
+func (p *Protocol) gotLocalTicket(s *object, e *entry, tn uint64, old bool) {
+	e.asking = false
+	if !p.live(s, e) || e.tn != 0 {
+		return
+	}
+	e.tn = tn
+	if old {
+		e.old = true
+		if tn == 0 {
+			p.prune(s, e)
+		}
+		return
+	}
+	p.Stats.LocalMessages++
+	p.logTuple(s, e)
+}
+
+// pendingLocal is a local-mode message whose tuple waits for a live buddy.
+type pendingLocal struct {
+	s *object
+	e *entry
+}
+
+// logTuple logs (sender, SN, TN) of local-mode message e in the remote message
+// log on the buddy, and sends the message when the buddy has acknowledged.
+func (p *Protocol) logTuple(s *object, e *entry) {
+	rt := p.RT
+	if !p.live(s, e) {
+		return
+	}
+	n := s.node
+	b := p.buddy(n)
+	if b == sim.None {
+		p.transmit(s, e) // alone: nothing can survive a failure anyway
+		return
+	}
+	if !rt.Alive(b) {
+		p.retry = append(p.retry, &pendingLocal{s, e})
+		return
+	}
+	e.asking = true
+	w := p.objs[e.dst]
+	sz := p.cfg.TicketBytes
+	rt.Transfer(n, b, sz, tagTuple, func(ok bool) {
+		if !ok {
+			e.asking = false
+			if p.live(s, e) {
+				p.retry = append(p.retry, &pendingLocal{s, e})
+			}
+			return
+		}
+		w.rlog = append(w.rlog, tuple{src: s.id, sn: e.sn, tn: e.tn, holder: b, inc: rt.Incarnation(b)})
+		p.memAdd(b, rt.Incarnation(b), sim.MemLog, sz)
+		rt.Transfer(b, n, sz, tagAck, func(ok bool) {
+			e.asking = false
+			if !p.live(s, e) {
+				return
+			}
+			if !ok {
+				p.retry = append(p.retry, &pendingLocal{s, e})
+				return
+			}
+			p.transmit(s, e)
+		})
+	})
+}
+
+// flushRetries logs again the tuples whose buddy had failed.
+func (p *Protocol) flushRetries() {
+	rs := p.retry
+	p.retry = nil
+	for _, r := range rs {
+		if !r.e.asking {
+			p.logTuple(r.s, r.e)
+		}
+	}
+}
+
+// prune removes entry e from s's log.
+func (p *Protocol) prune(s *object, e *entry) {
+	if e.done {
+		return
+	}
+	e.done = true
+	sz := e.m.WireSize()
+	s.logBytes -= sz
+	p.memAdd(s.node, s.inc, sim.MemLog, -sz)
+	l := s.log[e.dst]
+	if i := slices.Index(l, e); i >= 0 {
+		s.log[e.dst] = slices.Delete(l, i, i+1)
+	}
+	if len(s.log[e.dst]) == 0 {
+		delete(s.log, e.dst)
+	}
+}
+
+// OnArrive holds an application message until its TN is the next one of its
+// receiver, and drops duplicates.
+func (p *Protocol) OnArrive(m *sim.Message) bool {
+	if p.fallen {
+		return true
+	}
+	rt := p.RT
+	w := p.objs[m.Dst]
+	if rt.Lost(w.id) {
+		rt.Stats().LostMsgs++
+		return false
+	}
+	k := pair{m.Src, m.Hdr.SN}
+	tn := m.Hdr.TN
+	if tn == 0 || w.done[m.Src].has(m.Hdr.SN) || tn <= w.delivered || w.held[tn] != nil {
+		p.Stats.Duplicates++
+		return false
+	}
+	if prev, ok := w.byTN[tn]; ok && prev != k {
+		p.Stats.Duplicates++ // a stale ticket of an earlier life: never processed
+		return false
+	}
+	if _, ok := w.tnTable[k]; !ok { // a resent message carries a TN handed out before the crash
+		w.tnTable[k] = tn
+		w.byTN[tn] = k
+	}
+	w.held[tn] = m
+	p.release(w)
+	return false
+}
+
+// release delivers w's held messages in TN order.
+func (p *Protocol) release(w *object) {
+	for {
+		m := w.held[w.delivered+1]
+		if m == nil {
+			return
+		}
+		delete(w.held, w.delivered+1)
+		w.delivered++
+		p.RT.Deliver(m)
+	}
+}
+
+// OnDispatch records the message processed: TNProcessed and the sender's SN.
+func (p *Protocol) OnDispatch(m *sim.Message) {
+	if p.fallen {
+		return
+	}
+	w := p.objs[m.Dst]
+	w.tnProcessed = m.Hdr.TN
+	d := w.done[m.Src]
+	if d == nil {
+		d = &snSet{}
+		w.done[m.Src] = d
+	}
+	d.add(m.Hdr.SN)
+	w.senders[m.Src] = true
+	if w.catchUp > 0 && w.tnProcessed >= w.catchUp {
+		p.caughtUp(w)
+	}
+	if p.trace != nil {
+		k := pair{m.Src, m.Hdr.SN}
+		if prev, ok := p.trace[w.id][m.Hdr.TN]; ok {
+			if prev != k {
+				p.Stats.OrderMismatches++
+			} else {
+				p.Stats.Reprocessed++
+			}
+		} else {
+			p.trace[w.id][m.Hdr.TN] = k
+		}
+	}
+}
+
+// OnHandled feeds the probe.
+func (p *Protocol) OnHandled(id sim.ObjID) {
+	if p.dormant > 0 && !p.fallen {
+		p.wake()
+	}
+	if p.Probe != nil {
+		p.Probe.handled(p.RT, id)
+	}
+}
+
+// logFull asks the nodes of the receivers of s's log to checkpoint, so that
+// their acknowledgements garbage-collect it (the max_log trigger).
+func (p *Protocol) logFull(s *object) {
+	rt := p.RT
+	var nodes []sim.NodeID
+	for dst := range s.log {
+		n := p.objs[dst].node
+		if !slices.Contains(nodes, n) {
+			nodes = append(nodes, n)
+		}
+	}
+	slices.Sort(nodes)
+	for _, n := range nodes {
+		if p.ckBusy[n] || n == sim.None {
+			continue
+		}
+		if n == s.node {
+			p.checkpoint(n)
+			continue
+		}
+		p.ckBusy[n] = true // one request at a time
+		rt.Transfer(s.node, n, p.cfg.TicketBytes, tagCkptRequest, func(ok bool) {
+			delete(p.ckBusy, n)
+			if ok {
+				p.checkpoint(n)
+			}
+		})
+	}
+}
+
+// hold pauses object id for one more reason.
+func (p *Protocol) hold(id sim.ObjID) {
+	p.holds[id]++
+	p.RT.PauseObject(id)
+}
+
+// unhold removes one reason; the object runs again when none is left.
+func (p *Protocol) unhold(id sim.ObjID) {
+	if p.holds[id] == 0 {
+		return
+	}
+	p.holds[id]--
+	if p.holds[id] == 0 {
+		delete(p.holds, id)
+		if !p.RT.Lost(id) {
+			p.RT.ResumeObject(id)
+		}
+	}
+}
+
+// priority is a node whose own objects wait while restored objects re-execute.
+type priority struct {
+	inc     uint32
+	pending int         // restored objects still catching up
+	held    []sim.ObjID // the node's other objects
+}
+
+// prioritize makes w's node run w's re-execution first.
+func (p *Protocol) prioritize(r *recovery, w *object) {
+	rt := p.RT
+	n := w.node
+	pr := p.prio[n]
+	if pr == nil || pr.inc != rt.Incarnation(n) {
+		pr = &priority{inc: rt.Incarnation(n)}
+		p.prio[n] = pr
+		for _, o := range p.objectsOn(n) {
+			if slices.Contains(r.objs, o) {
+				continue
+			}
+			p.hold(o.id)
+			pr.held = append(pr.held, o.id)
+		}
+		// a bound, in case the re-execution waits for something the held objects owe
+		rt.At(rt.Now()+p.cfg.Period, func() {
+			if p.prio[n] == pr {
+				p.endPriority(n)
+			}
+		})
+	}
+	pr.pending++
+}
+
+// caughtUp: w has re-processed every message it had processed before the crash.
+func (p *Protocol) caughtUp(w *object) {
+	w.catchUp = 0
+	pr := p.prio[w.node]
+	if pr == nil {
+		return
+	}
+	if pr.pending--; pr.pending <= 0 {
+		p.endPriority(w.node)
+	}
+}
+
+func (p *Protocol) endPriority(n sim.NodeID) {
+	pr := p.prio[n]
+	delete(p.prio, n)
+	if pr == nil || pr.inc != p.RT.Incarnation(n) || !p.RT.Alive(n) {
+		return
+	}
+	for _, id := range pr.held {
+		p.unhold(id)
+	}
+}
+
+// wake re-arms the checkpoint timers that stopped while nothing progressed.
+func (p *Protocol) wake() {
+	p.dormant = 0
+	for _, n := range p.RT.Slots() {
+		if p.RT.Alive(n) {
+			p.arm(n)
+		}
+	}
+}

@@ -1,0 +1,350 @@
+package mlog
+
+import (
+	"testing"
+
+	"ftsim/sim"
+	"ftsim/workloads/life"
+	"ftsim/workloads/stencil"
+	"ftsim/workloads/synthetic"
+)
+
+type plain struct{ sim.BaseProtocol }
+
+// stencilJob is a 24³ stencil standing for a 240³ one, 8 ms of compute per
+// block-iteration at 1 Gop/s with 2 blocks per node.
+func stencilJob(t *testing.T, nodes int, perNode int64, iters int64) *stencil.Workload {
+	t.Helper()
+	p := stencil.DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 24, 24, 24, iters, perNode
+	p.ModeledNX, p.ModeledNY, p.ModeledNZ = 240, 240, 240
+	p.PointOps = 10
+	w, err := stencil.New(p, nodes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func lifeJob(t *testing.T, nodes int, perNode int64) *life.Workload {
+	t.Helper()
+	p := life.DefaultParams()
+	p.Width, p.Height, p.Generations, p.ObjectsPerNode = 64, 64, 60, perNode
+	p.ModeledWidth, p.ModeledHeight, p.CellOps = 6400, 6400, 20
+	w, err := life.New(p, nodes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func testCluster(nodes int) sim.Config {
+	c := sim.DefaultConfig()
+	c.Nodes, c.Spares = nodes, 4
+	c.Bandwidth = 1e9
+	c.Latency = 10 * sim.Microsecond
+	c.SpareBoot = 20 * sim.Millisecond
+	c.DetectDelay = 10 * sim.Millisecond
+	return c
+}
+
+func runWith(t *testing.T, cfg sim.Config, w sim.Workload, proto sim.Protocol) sim.Result {
+	t.Helper()
+	rt, err := sim.New(cfg, w, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished {
+		t.Fatalf("run did not finish at %v: %+v, %+v", res.Makespan, res.Outcome, res.Stats)
+	}
+	if !res.Outcome.OK {
+		t.Fatalf("wrong answer: %+v", res.Outcome)
+	}
+	return res
+}
+
+func mustNew(t *testing.T, c Config) *Protocol {
+	t.Helper()
+	p, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Without failures every workload ends with its reference answer; the forward
+// path costs one ticket round trip per message (two control messages each),
+// the checkpoints and the garbage collection; survivors' logs are pruned.
+func TestFaultFreeForwardPath(t *testing.T) {
+	cases := []struct {
+		name  string
+		nodes int
+		wl    func() sim.Workload
+	}{
+		{"stencil/1 per node", 4, func() sim.Workload { return stencilJob(t, 4, 1, 30) }},
+		{"stencil/4 per node", 4, func() sim.Workload { return stencilJob(t, 4, 4, 30) }},
+		{"life/2 per node", 4, func() sim.Workload { return lifeJob(t, 4, 2) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(c.nodes)
+			base := runWith(t, cfg, c.wl(), &plain{})
+			pc := DefaultConfig()
+			pc.Period = base.Makespan / 5
+			p := mustNew(t, pc)
+			res := runWith(t, cfg, c.wl(), p)
+			st := res.Stats
+			if res.Outcome.Digest != base.Outcome.Digest {
+				t.Fatalf("digest %s, without protocol %s", res.Outcome.Digest, base.Outcome.Digest)
+			}
+			if p.Stats.Tickets != st.AppMsgs {
+				t.Fatalf("%d tickets for %d application messages", p.Stats.Tickets, st.AppMsgs)
+			}
+			if p.Stats.Duplicates != 0 || p.Stats.OldTickets != 0 {
+				t.Fatalf("duplicates %d, old tickets %d without failures", p.Stats.Duplicates, p.Stats.OldTickets)
+			}
+			remote := st.AppMsgs - p.Stats.LocalMessages
+			// remote: request + reply; local: tuple + acknowledgement
+			if min := 2*remote + 2*p.Stats.LocalMessages; st.ExtraMsgs < min {
+				t.Fatalf("extra messages %d < %d", st.ExtraMsgs, min)
+			}
+			if st.Checkpoints == 0 || p.Stats.GCMessages == 0 || st.PeakMem[sim.MemLog] == 0 || st.PeakMem[sim.MemCheckpoint] == 0 {
+				t.Fatalf("checkpoints %d, gc %d, peak log %d, peak checkpoint %d", st.Checkpoints, p.Stats.GCMessages, st.PeakMem[sim.MemLog], st.PeakMem[sim.MemCheckpoint])
+			}
+			t.Logf("makespan %v vs %v (+%.1f%%), app msgs %d, extra msgs %d (%d local), extra bytes %d, checkpoints %d",
+				res.Makespan, base.Makespan, 100*(res.Makespan.Seconds()/base.Makespan.Seconds()-1),
+				st.AppMsgs, st.ExtraMsgs, p.Stats.LocalMessages, st.ExtraBytes, st.Checkpoints)
+		})
+	}
+}
+
+// watch wraps the protocol and checks that survivors never roll back: the
+// progress of an object that never was on a failed node never decreases.
+type watch struct {
+	*Protocol
+	last      map[sim.ObjID]int64
+	lost      map[sim.ObjID]bool
+	rollbacks int
+}
+
+func newWatch(p *Protocol) *watch {
+	return &watch{Protocol: p, last: map[sim.ObjID]int64{}, lost: map[sim.ObjID]bool{}}
+}
+
+func (w *watch) OnFailure(f sim.Failure) {
+	for _, id := range f.Objects {
+		w.lost[id] = true
+	}
+	w.Protocol.OnFailure(f)
+}
+
+func (w *watch) OnHandled(id sim.ObjID) {
+	pr := w.RT.ObjectProgress(id)
+	if !w.lost[id] && pr < w.last[id] {
+		w.rollbacks++
+	}
+	w.last[id] = pr
+	w.Protocol.OnHandled(id)
+}
+
+// Single and successive failures, with and without spares, basic and fast
+// restart: every run ends with the reference answer, only the failed node's
+// objects are restored (survivors never roll back), and the TN order of the
+// re-execution is the pre-failure order.
+func TestRestartEndsWithReferenceAnswer(t *testing.T) {
+	at := func(node sim.NodeID, progress float64) sim.ScriptedFailure {
+		return sim.ScriptedFailure{Node: node, Progress: progress, ByProgress: true}
+	}
+	cases := []struct {
+		name   string
+		wl     string
+		fails  []sim.ScriptedFailure
+		spares int
+	}{
+		{"stencil single", "stencil", []sim.ScriptedFailure{at(1, 0.45)}, 4},
+		{"stencil early, before any checkpoint", "stencil", []sim.ScriptedFailure{at(2, 0.05)}, 4},
+		{"stencil successive", "stencil", []sim.ScriptedFailure{at(1, 0.3), at(2, 0.6), at(0, 0.85)}, 4},
+		{"stencil no spare", "stencil", []sim.ScriptedFailure{at(3, 0.5)}, 0},
+		{"life single", "life", []sim.ScriptedFailure{at(0, 0.5)}, 4},
+		{"life successive", "life", []sim.ScriptedFailure{at(2, 0.25), at(3, 0.7)}, 4},
+		{"life no spare", "life", []sim.ScriptedFailure{at(1, 0.4)}, 0},
+	}
+	for _, c := range cases {
+		for _, mode := range []string{RestartBasic, RestartFast, RestartFast + " without priority"} {
+			t.Run(c.name+"/"+mode, func(t *testing.T) {
+				prio := mode != RestartFast+" without priority"
+				if !prio {
+					mode = RestartFast
+				}
+				wl := func() sim.Workload {
+					if c.wl == "life" {
+						return lifeJob(t, 4, 2)
+					}
+					return stencilJob(t, 4, 2, 60)
+				}
+				cfg := testCluster(4)
+				base := runWith(t, cfg, wl(), &plain{})
+				cfg.Spares = c.spares
+				cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.fails
+				pc := DefaultConfig()
+				pc.Period, pc.Restart, pc.TraceOrder = base.Makespan/6, mode, true
+				pc.Priority = prio
+				w := newWatch(mustNew(t, pc))
+				res := runWith(t, cfg, wl(), w)
+				st, ps := res.Stats, w.Protocol.Stats
+				if st.Unrecoverable != 0 || res.Stats.Restarts != 0 {
+					t.Fatalf("unrecoverable %d (%s), restarts from scratch %d", st.Unrecoverable, st.UnrecoverableNote, res.Stats.Restarts)
+				}
+				if w.rollbacks != 0 {
+					t.Fatalf("%d survivor rollbacks", w.rollbacks)
+				}
+				if ps.Restarts != int64(st.Failures) || st.Failures != len(c.fails) {
+					t.Fatalf("%d failures, %d restarts", st.Failures, ps.Restarts)
+				}
+				if ps.OrderMismatches != 0 || ps.Reprocessed == 0 {
+					t.Fatalf("TN order: %d mismatches, %d re-processed", ps.OrderMismatches, ps.Reprocessed)
+				}
+				if mode == RestartFast && c.spares > 0 && ps.Migrations == 0 {
+					t.Fatalf("fast restart spread no object")
+				}
+				t.Logf("makespan %v (no failure, no protocol %v), resent %d, duplicates %d, old tickets %d, missing TNs %d, migrations %d, reprocessed %d",
+					res.Makespan, base.Makespan, ps.Resent, ps.Duplicates, ps.OldTickets, ps.MissingTNs, ps.Migrations, ps.Reprocessed)
+			})
+		}
+	}
+}
+
+// A node and its buddy failing together lose the node's checkpoint: the
+// pattern is reported as unrecoverable and the application restarts from
+// scratch, still ending with the reference answer. A node and a non-buddy
+// failing together are reported too (the single-failure protocol needs the
+// second failure after the first recovery).
+func TestSimultaneousFailuresFallBack(t *testing.T) {
+	cases := []struct {
+		name  string
+		nodes []sim.NodeID
+	}{
+		{"node and its buddy", []sim.NodeID{1, 2}},
+		{"buddy first", []sim.NodeID{2, 1}},
+		{"two unrelated nodes", []sim.NodeID{0, 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			base := runWith(t, cfg, stencilJob(t, 4, 2, 60), &plain{})
+			cfg.Failures = sim.ScriptedFailures
+			for _, n := range c.nodes {
+				cfg.Planned = append(cfg.Planned, sim.ScriptedFailure{Node: n, At: base.Makespan / 2})
+			}
+			pc := DefaultConfig()
+			pc.Period = base.Makespan / 6
+			p := mustNew(t, pc)
+			res := runWith(t, cfg, stencilJob(t, 4, 2, 60), p)
+			if res.Stats.Unrecoverable == 0 || res.Stats.UnrecoverableNote == "" || res.Stats.Restarts == 0 {
+				t.Fatalf("unrecoverable %d (%q), restarts %d", res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, res.Stats.Restarts)
+			}
+			t.Log(res.Stats.UnrecoverableNote)
+		})
+	}
+}
+
+// Table 1, scaled down tenfold in time (0.1 s iterations, a checkpoint every
+// 3 s, the fault 2.7 s after it): basic restart re-executes the whole 2.7 s on
+// the replacement whatever the number of objects per node; fast restart
+// spreads the failed node's v objects over v nodes and gets faster as v grows.
+func TestTable1Trend(t *testing.T) {
+	var fast []sim.Time
+	for _, v := range []int64{2, 4, 8, 16} {
+		var got [2]sim.Time
+		for i, mode := range []string{RestartBasic, RestartFast} {
+			p := stencil.DefaultParams()
+			p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 32, 32, 32, 80, v
+			p.ModeledNX, p.ModeledNY, p.ModeledNZ, p.PointOps, p.BytesPerPoint = 320, 320, 320, 50, 1
+			w, err := stencil.New(p, 16, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := testCluster(16)
+			cfg.DetectDelay, cfg.SpareBoot = 50*sim.Millisecond, 50*sim.Millisecond
+			pc := DefaultConfig()
+			pc.Period, pc.Restart = 3*sim.Second, mode
+			m, err := MeasureRestart(cfg, w, pc, 5, 2700*sim.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = m.Restart
+			t.Logf("v=%2d %-5s restart %7.3f s (iteration %v, migrations %d, resent %d)", v, mode, m.Restart.Seconds(), m.Iteration, m.Stats.Migrations, m.Stats.Resent)
+		}
+		basic := got[0].Seconds()
+		if basic < 2.7 || basic > 3.5 {
+			t.Errorf("v=%d: basic restart %.3f s, want the 2.7 s lost plus a small overhead", v, basic)
+		}
+		if got[1] >= got[0] {
+			t.Errorf("v=%d: fast restart %v not faster than basic %v", v, got[1], got[0])
+		}
+		fast = append(fast, got[1])
+	}
+	for i := 1; i < len(fast); i++ {
+		if fast[i] >= fast[i-1] {
+			t.Errorf("fast restart does not speed up with more objects per node: %v", fast)
+		}
+	}
+}
+
+// The forward-path overhead grows as the computation per message shrinks (the
+// paper's MG vs LU contrast): every message waits for a ticket round trip.
+func TestForwardOverheadGrowsWithCommunication(t *testing.T) {
+	prev := -1.0
+	for _, ops := range []float64{1e6, 1e5, 1e4} {
+		w := func() sim.Workload {
+			w, err := synthetic.New(synthetic.Params{Objects: 16, Steps: 20, StepOps: ops, Exchange: 4096, State: 1 << 20}, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		cfg := testCluster(4)
+		base := runWith(t, cfg, w(), &plain{})
+		pc := DefaultConfig()
+		pc.Period = base.Makespan / 4
+		res := runWith(t, cfg, w(), mustNew(t, pc))
+		over := res.Makespan.Seconds()/base.Makespan.Seconds() - 1
+		t.Logf("step %g ops: overhead %.2f%%", ops, 100*over)
+		if over <= prev {
+			t.Fatalf("overhead %.4f at %g ops per step, %.4f with more compute", over, ops, prev)
+		}
+		prev = over
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []Config{
+		{Period: 0, Restart: RestartFast},
+		{Period: sim.Second, Restart: "sometimes"},
+		{Period: sim.Second, MaxLog: -1},
+	} {
+		if _, err := New(c); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}
+
+// The max_log trigger makes receivers checkpoint early, keeping the senders'
+// logs smaller than with the period alone.
+func TestMaxLogBoundsTheLog(t *testing.T) {
+	cfg := testCluster(4)
+	base := runWith(t, cfg, stencilJob(t, 4, 2, 60), &plain{})
+	peak := func(maxLog int64) (int64, int) {
+		pc := DefaultConfig()
+		pc.Period, pc.MaxLog = base.Makespan, maxLog
+		res := runWith(t, cfg, stencilJob(t, 4, 2, 60), mustNew(t, pc))
+		return res.Stats.PeakMem[sim.MemLog], res.Stats.Checkpoints
+	}
+	free, n0 := peak(0)
+	bounded, n1 := peak(free / 16)
+	t.Logf("peak log %d bytes (%d checkpoints) without max_log, %d (%d) with max_log %d", free, n0, bounded, n1, free/16)
+	if bounded >= free || n1 <= n0 {
+		t.Fatalf("peak log %d with max_log, %d without; checkpoints %d vs %d", bounded, free, n1, n0)
+	}
+}

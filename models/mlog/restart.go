@@ -1,0 +1,563 @@
+package mlog
+
+// This file holds the restart protocols of sections 3.3 and 3.5: a replacement
+// node fetches the failed node's checkpoint and remote message log from the
+// buddy, restores the objects (basic: all on the replacement; fast: spread over
+// other nodes with the migration protocol of Figure 2), and every node resends
+// the logged messages they need, with their TN or after a new ticket. Restored
+// objects hand out no new TN before every node has resent, so that the TNs
+// handed out before the crash that never reached their requesters are handed
+// out again first.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"ftsim/sim"
+)
+
+// recovery is the restart of one failed node.
+type recovery struct {
+	failed    sim.NodeID
+	objs      []*object // by id
+	node      sim.NodeID
+	notBefore sim.Time
+	gen       int
+	open      int // objects whose gate is still closed
+	dead      bool
+}
+
+// OnFailure restarts the failed node's objects from their buddy checkpoints.
+// Patterns the single-failure protocol cannot survive fall back to restarting
+// the application from scratch, reported as unrecoverable.
+func (p *Protocol) OnFailure(f sim.Failure) {
+	rt := p.RT
+	if p.Probe != nil {
+		p.Probe.failed(f)
+	}
+	if p.fallen {
+		p.scratch.OnFailure(f)
+		return
+	}
+	delete(p.ckBusy, f.Node)
+	delete(p.prio, f.Node)
+	if f.WasSpare {
+		if r := p.booting[f.Node]; r != nil {
+			delete(p.booting, f.Node)
+			p.replace(r)
+		}
+		return
+	}
+	ids := slices.Clone(f.Objects)
+	slices.Sort(ids)
+	objs := make([]*object, 0, len(ids))
+	for _, id := range ids {
+		o := p.objs[id]
+		o.reset() // the log, the tables and the held messages died with the node
+		objs = append(objs, o)
+	}
+	if len(p.recs) > 0 {
+		p.fallback(f, fmt.Sprintf("node %d failed while the restart of node %d was in progress (the single-failure protocol needs a failure to come after the previous recovery)",
+			f.Node, p.recs[0].failed))
+		return
+	}
+	if len(objs) == 0 {
+		p.afterTopology()
+		return
+	}
+	floors, note := p.recoverable(objs)
+	if note != "" {
+		p.fallback(f, fmt.Sprintf("node %d failed: %s", f.Node, note))
+		return
+	}
+	maps.Copy(p.floors, floors)
+	p.gen++
+	r := &recovery{failed: f.Node, objs: objs, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime}
+	p.recs = append(p.recs, r)
+	p.replace(r)
+}
+
+// recoverable checks that every object of a failed node can be restored and
+// every message it needs is still logged somewhere; it returns the loss floors
+// the restore creates (entries its senders logged before their checkpoint and
+// did not keep in it), or a note saying what is lost.
+func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
+	rt := p.RT
+	restored := map[sim.ObjID]bool{}
+	for _, o := range objs {
+		restored[o.id] = true
+		ck := o.ckpt
+		if !p.valid(ck) {
+			return nil, fmt.Sprintf("the checkpoint of object %d on node %d is lost (its buddy failed too, or failed earlier and the node had not checkpointed again)", o.id, ck.holder)
+		}
+		for _, x := range o.rlog {
+			if x.tn > ck.tnProcessed && !(rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc) {
+				return nil, fmt.Sprintf("the remote message log of object %d on node %d is lost", o.id, x.holder)
+			}
+		}
+	}
+	floors := map[pairKey]uint64{}
+	for _, o := range objs {
+		ck := o.ckpt
+		for dst, sn := range ck.sn {
+			k := pairKey{o.id, dst}
+			if !ck.included[dst] && sn > max(floors[k], p.floors[k]) {
+				floors[k] = sn
+			}
+		}
+	}
+	all := maps.Clone(p.floors)
+	maps.Copy(all, floors)
+	keys := slices.SortedFunc(maps.Keys(all), func(a, b pairKey) int {
+		if a.src != b.src {
+			return int(a.src - b.src)
+		}
+		return int(a.dst - b.dst)
+	})
+	for _, k := range keys {
+		fl := all[k]
+		if !restored[k.src] && !restored[k.dst] {
+			continue
+		}
+		w := p.objs[k.dst]
+		d := w.done[k.src]
+		if restored[k.dst] {
+			d = w.ckpt.done[k.src]
+		}
+		var low uint64
+		if d != nil {
+			low = d.low
+		}
+		for sn := low + 1; sn <= fl; sn++ {
+			if d.has(sn) || (!restored[k.dst] && p.present(w, k.src, sn)) {
+				continue
+			}
+			return nil, fmt.Sprintf("message %d from object %d to object %d is needed but its log was lost with an earlier failure of its sender's node", sn, k.src, k.dst)
+		}
+		if !restored[k.dst] && d != nil && d.low >= fl {
+			delete(p.floors, k) // nothing below the floor is needed any more
+		}
+	}
+	return floors, ""
+}
+
+// present reports whether message (src, sn) waits at w (held, or delivered and
+// not yet handled).
+func (p *Protocol) present(w *object, src sim.ObjID, sn uint64) bool {
+	tn, ok := w.tnTable[pair{src, sn}]
+	return ok && (tn <= w.delivered || w.held[tn] != nil)
+}
+
+// replace finds the node that takes the failed node's place: a spare after its
+// boot or, when the pool is empty, the next surviving node.
+func (p *Protocol) replace(r *recovery) {
+	rt := p.RT
+	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
+		if p.fallen || r.dead {
+			return
+		}
+		delete(p.booting, s)
+		rt.ReplaceSlot(r.failed, s)
+		r.node = s
+		p.arm(s)
+		p.afterTopology()
+		p.fetch(r)
+	})
+	if ok {
+		p.booting[spare] = r
+		return
+	}
+	slots := rt.Slots()
+	i := slices.Index(slots, r.failed)
+	r.node = sim.None
+	for k := 1; k < len(slots) && i >= 0; k++ {
+		if c := slots[(i+k)%len(slots)]; rt.Alive(c) {
+			r.node = c
+			break
+		}
+	}
+	rt.RemoveSlot(r.failed)
+	if r.node == sim.None {
+		p.fallback(sim.Failure{Node: r.failed}, "every node failed and no spare is left")
+		return
+	}
+	p.afterTopology()
+	p.fetch(r)
+}
+
+// afterTopology reacts to a change of the node ring: tuples waiting for a
+// buddy are logged, and nodes whose checkpoint was lost with their buddy (or
+// whose buddy changed) checkpoint at once, to shorten the window in which a
+// failure is unrecoverable.
+func (p *Protocol) afterTopology() {
+	rt := p.RT
+	p.flushRetries()
+	for _, n := range slices.Clone(rt.Slots()) {
+		if !rt.Alive(n) {
+			continue
+		}
+		for _, o := range p.objectsOn(n) {
+			if ck := o.ckpt; !ck.initial && (!p.valid(ck) || ck.holder != p.buddy(n)) {
+				p.checkpoint(n)
+				break
+			}
+		}
+	}
+}
+
+// fetch brings the checkpoints and the remote message log to the replacement
+// node, after the downtime.
+func (p *Protocol) fetch(r *recovery) {
+	rt := p.RT
+	rt.At(max(rt.Now(), r.notBefore), func() {
+		if p.fallen || r.dead {
+			return
+		}
+		bytes := map[sim.NodeID]int64{}
+		for _, o := range r.objs {
+			ck := o.ckpt
+			if !ck.initial {
+				bytes[ck.holder] += ck.size
+			}
+			for _, x := range o.rlog {
+				if x.tn > ck.tnProcessed {
+					bytes[x.holder] += p.cfg.TicketBytes
+				}
+			}
+		}
+		pending := 1
+		done := func(ok bool) {
+			pending--
+			if ok && pending == 0 && !p.fallen && !r.dead {
+				p.place(r)
+			}
+		}
+		for _, h := range slices.Sorted(maps.Keys(bytes)) {
+			pending++
+			rt.Transfer(h, r.node, bytes[h], tagFetch, done)
+		}
+		done(true)
+	})
+}
+
+// place restores the objects: all on the replacement (basic), or spread over
+// other nodes (fast), then starts the resend phase.
+func (p *Protocol) place(r *recovery) {
+	targets := p.spread(r)
+	pending := 1
+	done := func() {
+		pending--
+		if pending == 0 && !p.fallen && !r.dead {
+			p.resendPhase(r)
+		}
+	}
+	for i, o := range r.objs {
+		pending++
+		if targets[i] == r.node {
+			p.restoreObj(o, r.node)
+			done()
+			continue
+		}
+		p.migrateRestart(r, o, targets[i], done)
+	}
+	done()
+}
+
+// spread chooses where each restored object re-executes.
+func (p *Protocol) spread(r *recovery) []sim.NodeID {
+	rt := p.RT
+	t := make([]sim.NodeID, len(r.objs))
+	for i := range t {
+		t[i] = r.node
+	}
+	if p.cfg.Restart != RestartFast {
+		return t
+	}
+	slots := rt.Slots()
+	pos := slices.Index(slots, r.node)
+	k := 1
+	for i := 1; i < len(t) && pos >= 0; i++ {
+		for tries := 0; tries < len(slots); tries++ {
+			c := slots[(pos+k)%len(slots)]
+			k++
+			if c != r.node && rt.Alive(c) {
+				t[i] = c
+				break
+			}
+		}
+	}
+	return t
+}
+
+// migrateRestart sends restored object o from the replacement C to node E with
+// the paper's migration protocol: C tells its buddy D; after D's
+// acknowledgement C sends o's checkpoint to E and to E's buddy F; F keeps it as
+// part of E's checkpoint and acknowledges to C, D and E; E restores o once it
+// has the state and F's acknowledgement, and acknowledges to C and D. A failure
+// during these steps is a failure during the recovery (handled as such).
+func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done func()) {
+	rt := p.RT
+	c := r.node
+	d, f := p.buddy(c), p.buddy(e)
+	tb := p.cfg.TicketBytes
+	ck := o.ckpt
+	size := max(ck.size, tb)
+	noop := func(bool) {}
+	alive := func() bool { return !p.fallen && !r.dead }
+	send := func() {
+		gotState, gotAck := false, false
+		try := func() {
+			if !gotState || !gotAck || !alive() {
+				return
+			}
+			p.restoreObj(o, e)
+			p.Stats.Migrations++
+			rt.Transfer(e, c, tb, tagMigrate, noop)
+			if d != sim.None {
+				rt.Transfer(e, d, tb, tagMigrate, noop)
+			}
+			done()
+		}
+		rt.Transfer(c, e, size, tagMigrate, func(ok bool) {
+			gotState = ok
+			try()
+		})
+		if f == sim.None {
+			gotAck = true
+			return
+		}
+		rt.Transfer(c, f, size, tagMigrate, func(ok bool) {
+			if !ok || !alive() {
+				return
+			}
+			if !ck.initial { // F keeps o's checkpoint as part of E's
+				nc := *ck
+				p.memAdd(ck.holder, ck.inc, sim.MemCheckpoint, -ck.size)
+				nc.holder, nc.inc = f, rt.Incarnation(f)
+				p.memAdd(f, nc.inc, sim.MemCheckpoint, nc.size)
+				o.ckpt = &nc
+			}
+			rt.Transfer(f, e, tb, tagMigrate, func(ok bool) {
+				gotAck = ok
+				try()
+			})
+			rt.Transfer(f, c, tb, tagMigrate, noop)
+			if d != sim.None {
+				rt.Transfer(f, d, tb, tagMigrate, noop)
+			}
+		})
+	}
+	if d == sim.None {
+		send()
+		return
+	}
+	rt.Transfer(c, d, tb, tagMigrate, func(ok bool) { // D marks o as potentially migrated
+		if ok && alive() {
+			rt.Transfer(d, c, tb, tagMigrate, func(ok bool) {
+				if ok && alive() {
+					send()
+				}
+			})
+		}
+	})
+}
+
+// restoreObj rebuilds object o on node n from its checkpoint: state, tables,
+// the logged messages kept in the checkpoint, and the TNTable entries of the
+// remote message log. Its gate stays closed until every node has resent.
+func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
+	rt := p.RT
+	ck := o.ckpt
+	o.reset()
+	o.node, o.inc = n, rt.Incarnation(n)
+	if ck.sn != nil {
+		o.sn = maps.Clone(ck.sn)
+	}
+	for k, v := range ck.done {
+		o.done[k] = v.clone()
+	}
+	o.tnProcessed, o.delivered, o.ckptTN, o.tnCount = ck.tnProcessed, ck.tnProcessed, ck.tnProcessed, ck.tnProcessed
+	for _, e := range ck.log {
+		c := *e
+		c.gen, c.asking, c.done = o.gen, false, false
+		o.log[c.dst] = append(o.log[c.dst], &c)
+		sz := c.m.WireSize()
+		o.logBytes += sz
+		p.memAdd(n, o.inc, sim.MemLog, sz)
+	}
+	keep := o.rlog[:0]
+	for _, x := range o.rlog {
+		if !(rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc) {
+			continue
+		}
+		keep = append(keep, x)
+		if x.tn > ck.tnProcessed {
+			k := pair{x.src, x.sn}
+			o.tnTable[k] = x.tn
+			o.byTN[x.tn] = k
+		}
+	}
+	o.rlog = keep
+	o.gated = true
+	delete(p.holds, o.id)
+	if ck.initial {
+		rt.Recreate(o.id, n)
+		return
+	}
+	if err := rt.Restore(o.id, n, ck.state, nil); err != nil {
+		rt.Abort(fmt.Sprintf("mlog restore: %v", err))
+		return
+	}
+	rt.ResumeObject(o.id) // a pause of its earlier life does not survive it
+}
+
+// resendPhase asks every node to resend the logged messages to the restored
+// objects; each node answers with the messages (or new ticket requests) and
+// then a "done" to every node hosting a restored object.
+func (p *Protocol) resendPhase(r *recovery) {
+	rt := p.RT
+	slots := slices.Clone(rt.Slots())
+	var nodes []sim.NodeID
+	for _, n := range slots {
+		if rt.Alive(n) {
+			nodes = append(nodes, n)
+		}
+	}
+	r.open = len(r.objs)
+	for _, o := range r.objs {
+		o.waitFor = map[sim.NodeID]bool{}
+		for _, n := range nodes {
+			o.waitFor[n] = true
+		}
+	}
+	for _, m := range nodes {
+		rt.Transfer(r.node, m, p.cfg.TicketBytes*int64(len(r.objs)), tagResend, func(ok bool) {
+			if ok && !p.fallen && !r.dead {
+				p.resendFrom(m, r)
+			}
+		})
+	}
+}
+
+// resendFrom runs at node m: its objects resend what the restored objects need.
+func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
+	rt := p.RT
+	for _, s := range p.objectsOn(m) {
+		for _, w := range r.objs {
+			for _, e := range slices.Clone(s.log[w.id]) {
+				switch {
+				case e.tn > w.ckptTN:
+					hdr := e.m.Hdr
+					hdr.TN = e.tn
+					rt.SendApp(s.id, w.id, e.m.Tag, e.m.Size, e.m.Payload, hdr)
+					p.Stats.Resent++
+				case e.tn == 0 && !e.old:
+					e.asking = false
+					p.requestTicket(s, e)
+				default: // processed before the checkpoint it restarts from
+					p.prune(s, e)
+				}
+			}
+		}
+	}
+	var hosts []sim.NodeID
+	for _, w := range r.objs {
+		if !slices.Contains(hosts, w.node) {
+			hosts = append(hosts, w.node)
+		}
+	}
+	slices.Sort(hosts)
+	for _, h := range hosts {
+		rt.Transfer(m, h, p.cfg.TicketBytes, tagDone, func(ok bool) {
+			if !ok || p.fallen || r.dead {
+				return
+			}
+			for _, w := range r.objs {
+				if w.node == h && w.gated {
+					delete(w.waitFor, m)
+					if len(w.waitFor) == 0 {
+						p.openGate(r, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// openGate: every node has resent to w. The TNs between its checkpoint and the
+// highest TN known that nobody holds were handed out before the crash and lost
+// on the way: they are handed out again first, then TNs continue after.
+func (p *Protocol) openGate(r *recovery, w *object) {
+	top := w.ckptTN
+	for tn := range w.byTN {
+		top = max(top, tn)
+	}
+	w.missing = w.missing[:0]
+	for t := w.ckptTN + 1; t <= top; t++ {
+		if _, ok := w.byTN[t]; !ok {
+			w.missing = append(w.missing, t)
+		}
+	}
+	p.Stats.MissingTNs += int64(len(w.missing))
+	w.tnCount = top
+	w.gated = false
+	// re-execution with priority runs up to the first TN that must be handed
+	// out again: what comes after may depend on messages not yet sent
+	catch := top
+	if len(w.missing) > 0 {
+		catch = w.missing[0] - 1
+	}
+	if p.cfg.Priority && catch > w.tnProcessed {
+		w.catchUp = catch
+		p.prioritize(r, w)
+	}
+	w.waitFor = nil
+	q := w.queued
+	w.queued = nil
+	for _, x := range q {
+		p.answer(w, x)
+	}
+	r.open--
+	if r.open == 0 {
+		p.Stats.Restarts++
+		p.recs = slices.DeleteFunc(p.recs, func(x *recovery) bool { return x == r })
+		p.afterTopology()
+	}
+}
+
+// fallback handles a pattern the protocol cannot survive: it is reported, and
+// from now on the application restarts from scratch after failures.
+func (p *Protocol) fallback(f sim.Failure, note string) {
+	rt := p.RT
+	st := rt.Stats()
+	st.Unrecoverable++
+	st.UnrecoverableNote = "mlog: " + note + "; the application restarted from scratch"
+	p.fallen = true
+	for _, n := range slices.Sorted(maps.Keys(p.prio)) {
+		p.endPriority(n)
+	}
+	for _, o := range p.objs {
+		p.memAdd(o.node, o.inc, sim.MemLog, -o.logBytes)
+		if !o.ckpt.initial {
+			p.memAdd(o.ckpt.holder, o.ckpt.inc, sim.MemCheckpoint, -o.ckpt.size)
+		}
+		for _, x := range o.rlog {
+			p.memAdd(x.holder, x.inc, sim.MemLog, -p.cfg.TicketBytes)
+		}
+		o.reset()
+		o.rlog = nil
+		o.ckpt = &objCkpt{initial: true}
+	}
+	// failed nodes whose spares are still booting are handed to the restarter
+	recs := p.recs
+	p.recs = nil
+	clear(p.booting)
+	for _, r := range recs {
+		r.dead = true
+		if r.failed != f.Node && slices.Contains(rt.Slots(), r.failed) {
+			p.scratch.OnFailure(sim.Failure{Node: r.failed, At: rt.Now(), DetectedAt: rt.Now()})
+		}
+	}
+	p.scratch.OnFailure(f)
+}
