@@ -79,12 +79,21 @@ func (p *Point) simulate(cfg sim.Config, mk protocolMaker) (sim.Result, error) {
 // numbers).
 func (p *Point) Seed(rep int) uint64 { return uint64(p.Scenario.Seed) + uint64(rep) }
 
+// SafetyFactor bounds a run without duration_limit to this many times the
+// fault-free time: a protocol that cannot make progress (or failures so
+// frequent that the run would never end) is reported unfinished instead of
+// simulating forever.
+const SafetyFactor = 1000
+
 // Run simulates replication rep.
 func (p *Point) Run(rep int) (Record, error) {
 	seed := p.Seed(rep)
 	cfg, err := clusterConfig(p.Scenario, seed)
 	if err != nil {
 		return Record{}, err
+	}
+	if cfg.Limit == 0 {
+		cfg.Limit = SafetyFactor * max(p.Baseline, p.FaultFree)
 	}
 	res, err := p.simulate(cfg, p.protocol)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"ftsim/scenarios"
 )
 
-// Every workload, under every protocol that applies to it, with failures
+// Every workload, under every general-purpose protocol, with failures
 // striking at 30% and 65% of progress, ends with its reference answer.
 func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 	workloads := map[string][]string{
@@ -28,7 +28,10 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 		if wk == "pida" && korfFile == "" {
 			continue
 		}
-		for _, pk := range []string{"none", "cpr"} {
+		for _, pk := range []string{"none", "cpr", "dps", "mlog"} {
+			if (pk == "dps" || pk == "mlog") && wk == "pida" {
+				continue // refused by configuration (see buildDPS, buildMlog)
+			}
 			t.Run(wk+"/"+pk, func(t *testing.T) {
 				over := []string{"workload.kind=" + wk, "protocol.kind=" + pk, "cluster.nodes=4", "cluster.spares=3",
 					"failures.distribution=scripted",
@@ -37,8 +40,13 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 				for _, a := range args {
 					over = append(over, "workload."+a)
 				}
-				if pk == "cpr" {
+				switch pk {
+				case "cpr":
 					over = append(over, `protocol.interval="fixed"`, `protocol.tier="buddy"`, "protocol.period="+periods[wk])
+				case "dps":
+					over = append(over, "protocol.every=5")
+				case "mlog":
+					over = append(over, "protocol.period="+periods[wk])
 				}
 				s, err := scenarios.Parse("test.toml", []byte(`name = "t"`), over)
 				if err != nil {
