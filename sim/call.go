@@ -21,7 +21,7 @@ func (rt *Runtime) At(t Time, fn func()) {
 // SetTimer fires Protocol.OnTimer(n, tag, arg) at time t, unless node n has
 // failed by then (a timer lives in its node's memory).
 func (rt *Runtime) SetTimer(n NodeID, t Time, tag int32, arg int64) {
-	c := rt.calls.put(call{node: n, inc: rt.nodes[n].inc, tag: tag, arg: arg})
+	c := rt.calls.put(call{node: n, inc: rt.links[n].inc, tag: tag, arg: arg})
 	rt.eng.Schedule(t, rt.kCall, 0, int64(c))
 }
 
@@ -31,7 +31,7 @@ func (rt *Runtime) onCall(ev Event) {
 		c.fn()
 		return
 	}
-	if rt.nodes[c.node].inc != c.inc {
+	if rt.links[c.node].inc != c.inc {
 		return
 	}
 	rt.proto.OnTimer(c.node, c.tag, c.arg)

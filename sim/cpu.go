@@ -19,25 +19,24 @@ type sysTask struct {
 // duplicate or packing a checkpoint), ahead of queued application work, then
 // calls fn. Nothing is called if n fails first.
 func (rt *Runtime) ChargeCPU(n NodeID, d Time, fn func()) {
-	nd := &rt.nodes[n]
-	if nd.state == nodeFailed {
+	if rt.links[n].state == nodeFailed {
 		return
 	}
-	nd.sys.push(sysTask{d: d, fn: fn})
+	rt.nodes[n].sys.push(sysTask{d: d, fn: fn})
 	rt.kick(n)
 }
 
 // kick starts queued work on node n's idle cores.
 func (rt *Runtime) kick(n NodeID) {
-	nd := &rt.nodes[n]
-	if nd.state != nodeActive || !rt.started {
+	if rt.links[n].state != nodeActive || !rt.started {
 		return
 	}
+	nd := &rt.nodes[n]
 	for nd.busy < rt.cfg.Cores {
 		if nd.sys.len() > 0 {
 			s := nd.sys.pop()
 			nd.busy++
-			t := rt.tasks.put(task{node: n, inc: nd.inc, obj: None, fn: s.fn})
+			t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: None, fn: s.fn})
 			rt.eng.After(s.d, rt.kCoreDone, int32(n), int64(t))
 			continue
 		}
@@ -47,7 +46,7 @@ func (rt *Runtime) kick(n NodeID) {
 		id := nd.ready.pop()
 		o := &rt.objs[id]
 		o.queued = false
-		if !o.dispatchable(n) {
+		if !o.dispatchable(rt.place[id], n) {
 			continue
 		}
 		rt.runObject(n, id)
@@ -82,18 +81,17 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		rt.objectDone(id)
 		return
 	}
-	t := rt.tasks.put(task{node: n, inc: nd.inc, obj: id, gen: o.runGen})
+	t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: id, gen: o.runGen})
 	rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
 }
 
 func (rt *Runtime) onCoreDone(ev Event) {
 	t := rt.tasks.take(int32(ev.J))
-	nd := &rt.nodes[t.node]
-	if nd.inc != t.inc {
+	if rt.links[t.node].inc != t.inc {
 		return // the node failed while this task ran: its work is lost
 	}
 	if t.obj == None {
-		nd.busy--
+		rt.nodes[t.node].busy--
 		t.fn()
 		rt.kick(t.node)
 		return
@@ -131,5 +129,5 @@ func (rt *Runtime) ready(id ObjID) {
 		return
 	}
 	o.queued = true
-	rt.nodes[o.node].ready.push(id)
+	rt.nodes[rt.place[id]].ready.push(id)
 }

@@ -13,20 +13,23 @@ type Handler func(Event)
 // table. It is single-threaded by design; parallelism comes from running many
 // replications at once, each with its own Engine.
 type Engine struct {
+	// the fields every event reads come first, to share cache lines
 	now      Time
 	seq      uint64
-	q        queue
-	handlers []Handler
-	names    []string
-	topFree  bool // the running event still occupies q.ev[0]
-	stopped  bool
-	seed     uint64
 	executed uint64
+	topFree  bool // the running event still occupies the heap's top, which is free to reuse
+	stopped  bool
+	handlers []Handler
+	q        queue
+
+	names []string
+	seed  uint64
+	big   slab[bigArgs] // events whose kind or J do not fit an entry
 }
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: queue{ev: make([]Event, 0, 1024)}}
+	return &Engine{seed: seed, q: queue{ev: make([]entry, root, 1024), runs: new([numRuns]run)}}
 }
 
 // NewKind registers a handler and returns the Kind that selects it.
@@ -44,10 +47,11 @@ func (e *Engine) Executed() uint64 { return e.executed }
 
 // Pending is the number of events in the queue.
 func (e *Engine) Pending() int {
+	n := e.q.len() + e.q.inRuns
 	if e.topFree {
-		return e.q.len() - 1
+		n--
 	}
-	return e.q.len()
+	return n
 }
 
 // Schedule adds an event of kind k at time at (not earlier than now) with the
@@ -57,13 +61,25 @@ func (e *Engine) Schedule(at Time, k Kind, i int32, j int64) {
 		at = e.now // a handler may compute a time in the past after rounding; never go back
 	}
 	e.seq++
-	ev := Event{At: at, seq: e.seq, Kind: k, I: i, J: j}
-	if e.topFree {
-		e.topFree = false
-		e.q.replaceTop(ev)
+	if e.seq > maxSeq {
+		panic("sim: more than 2^48 events scheduled in one run")
+	}
+	x := entry{at: at, key: e.seq<<kindBits | uint64(k), i: i, j: int32(j)}
+	if int64(x.j) != j || k >= bigKind {
+		x.key = e.seq<<kindBits | bigKind
+		x.j = e.big.put(bigArgs{k, j})
+	}
+	if e.q.off != 0 {
+		e.q.tick()
+	} else if e.q.join(x) {
 		return
 	}
-	e.q.push(ev)
+	if e.topFree {
+		e.topFree = false
+		e.q.replaceTop(x)
+		return
+	}
+	e.q.push(x)
 }
 
 // After schedules an event d after now.
@@ -77,18 +93,30 @@ func (e *Engine) Stop() { e.stopped = true }
 func (e *Engine) Run(until Time) {
 	e.stopped = false
 	for e.q.len() > 0 && !e.stopped {
-		ev := e.q.ev[0]
-		if ev.At > until {
+		if e.q.ev[root].at > until {
 			break
 		}
-		e.now = ev.At
-		e.topFree = true
-		e.executed++
-		e.handlers[ev.Kind](ev)
-		if e.topFree {
-			e.topFree = false
-			e.q.popTop()
-		}
+		e.step()
+	}
+}
+
+// step runs the first event. The heap's top slot stays in place while its
+// handler runs (topFree): the first event the handler schedules takes it over
+// with one sift instead of a pop and a push.
+func (e *Engine) step() {
+	x := &e.q.ev[root]
+	ev := Event{At: x.at, seq: x.key >> kindBits, Kind: Kind(x.key & kindMask), I: x.i, J: int64(x.j)}
+	if ev.Kind == bigKind {
+		b := e.big.take(x.j)
+		ev.Kind, ev.J = b.k, b.j
+	}
+	e.now = ev.At
+	e.topFree = e.q.open == 0 || !e.q.take()
+	e.executed++
+	e.handlers[ev.Kind](ev)
+	if e.topFree {
+		e.topFree = false
+		e.q.popTop()
 	}
 }
 
@@ -119,14 +147,6 @@ func splitmix(x uint64) uint64 {
 // runN executes at most n events; benchmarks use it to run an exact count.
 func (e *Engine) runN(n uint64) {
 	for ; n > 0 && e.q.len() > 0; n-- {
-		ev := e.q.ev[0]
-		e.now = ev.At
-		e.topFree = true
-		e.executed++
-		e.handlers[ev.Kind](ev)
-		if e.topFree {
-			e.topFree = false
-			e.q.popTop()
-		}
+		e.step()
 	}
 }

@@ -21,7 +21,6 @@ type Recovery struct {
 // stream is named by the node alone, so the trace a node sees depends on the
 // seed and the node, not on the protocol or on other nodes.
 func (rt *Runtime) startFailureClock(n NodeID) {
-	nd := &rt.nodes[n]
 	var d float64
 	switch rt.cfg.Failures {
 	case Exponential:
@@ -37,7 +36,7 @@ func (rt *Runtime) startFailureClock(n NodeID) {
 	if d >= float64(Never-rt.eng.now) {
 		return
 	}
-	rt.eng.Schedule(rt.eng.now+Time(d), rt.kFail, int32(n), int64(nd.inc))
+	rt.eng.Schedule(rt.eng.now+Time(d), rt.kFail, int32(n), int64(rt.links[n].inc))
 }
 
 // failStream returns node n's failure stream, created on first use and kept, so
@@ -56,11 +55,11 @@ func (rt *Runtime) failStream(n NodeID) *rand.Rand {
 
 func (rt *Runtime) onFail(ev Event) {
 	n := NodeID(ev.I)
-	nd := &rt.nodes[n]
-	if ev.J >= 0 && uint32(ev.J) != nd.inc {
+	l := &rt.links[n]
+	if ev.J >= 0 && uint32(ev.J) != l.inc {
 		return // a clock of an earlier life
 	}
-	if nd.state == nodeFailed || nd.state == nodeSpare || rt.finished {
+	if l.state == nodeFailed || l.state == nodeSpare || rt.finished {
 		rt.stats.IgnoredFailures++ // planned failures of dead or idle nodes change nothing
 		return
 	}
@@ -70,14 +69,14 @@ func (rt *Runtime) onFail(ev Event) {
 // failNode applies fail-stop semantics to node n now: its objects, queues,
 // stored data and in-progress work are gone, and its failure will be detected.
 func (rt *Runtime) failNode(n NodeID) {
-	nd := &rt.nodes[n]
+	nd, l := &rt.nodes[n], &rt.links[n]
 	now := rt.eng.now
-	wasSpare := nd.state != nodeActive
+	wasSpare := l.state != nodeActive
 	rt.stats.Failures++
 	rt.countHeartbeats(n, now)
 	nd.failAt = append(nd.failAt, now)
-	nd.inc++
-	nd.state = nodeFailed
+	l.inc++
+	l.state = nodeFailed
 	nd.busy = 0
 	nd.ready.clear()
 	nd.sys.clear()
@@ -91,7 +90,7 @@ func (rt *Runtime) failNode(n NodeID) {
 	var objs []ObjID
 	for i := range rt.objs {
 		o := &rt.objs[i]
-		if o.node != n || o.lost {
+		if rt.place[i] != n || o.lost {
 			continue
 		}
 		objs = append(objs, ObjID(i))
@@ -134,10 +133,10 @@ func (rt *Runtime) countHeartbeats(n NodeID, until Time) {
 	if rt.cfg.OracleDetection {
 		return
 	}
-	nd := &rt.nodes[n]
-	if nd.state != nodeActive && nd.state != nodeBooting {
+	if s := rt.links[n].state; s != nodeActive && s != nodeBooting {
 		return
 	}
+	nd := &rt.nodes[n]
 	p := rt.cfg.HBPeriod
 	beats := int64((until - nd.activeSince + p - 1) / p)
 	rt.stats.HeartbeatMsgs += beats

@@ -73,6 +73,7 @@ type Message struct {
 	Src, Dst ObjID  // application endpoints; None for protocol control messages
 	From, To NodeID // physical endpoints, fixed when the message is transmitted
 	Tag      int32  // workload- or protocol-defined type
+	toInc    uint32 // the receiver's incarnation at transmission (here, it fills the padding after Tag)
 	Size     int64  // modeled payload size in bytes
 	Payload  []byte // real content, immutable once sent
 	Hdr      Header
@@ -80,9 +81,9 @@ type Message struct {
 	Control  bool   // protocol-to-protocol message, delivered to Protocol.OnControl
 	SentAt   Time   // when the sender handed it to the network
 
-	fromInc, toInc uint32
-	outEnd         Time                 // when the last byte left the sender
-	done           func(*Message, bool) // for Transfer: called on delivery (true) or loss (false)
+	fromInc uint32               // the sender's incarnation at transmission
+	outEnd  Time                 // when the last byte left the sender
+	done    func(*Message, bool) // for Transfer: called on delivery (true) or loss (false)
 }
 
 // WireSize is the number of bytes the network carries for m.

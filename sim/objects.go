@@ -5,7 +5,6 @@ import "fmt"
 // objState is the runtime's record of one application object.
 type objState struct {
 	obj       Object
-	node      NodeID
 	inbox     queueOf[*Message]
 	inc       uint32 // bumped at every restore or re-creation
 	progress  int64
@@ -29,14 +28,15 @@ func (rt *Runtime) abort(o *objState) {
 	o.running = false
 	o.runGen++
 	rt.running--
-	if nd := &rt.nodes[o.runNode]; nd.state != nodeFailed {
-		nd.busy--
+	if rt.links[o.runNode].state != nodeFailed {
+		rt.nodes[o.runNode].busy--
 		rt.kick(o.runNode)
 	}
 }
 
-func (o *objState) dispatchable(n NodeID) bool {
-	return o.node == n && !o.running && !o.lost && !o.paused && !o.migrating &&
+// dispatchable reports whether object o, placed on node at, can run on node n now.
+func (o *objState) dispatchable(at, n NodeID) bool {
+	return at == n && !o.running && !o.lost && !o.paused && !o.migrating &&
 		(o.needStart || o.inbox.len() > 0)
 }
 
@@ -52,7 +52,7 @@ func (rt *Runtime) Object(id ObjID) Object {
 func (rt *Runtime) ObjectProgress(id ObjID) int64 { return rt.objs[id].progress }
 
 // NodeOf is the node object id is placed on.
-func (rt *Runtime) NodeOf(id ObjID) NodeID { return rt.objs[id].node }
+func (rt *Runtime) NodeOf(id ObjID) NodeID { return rt.place[id] }
 
 // Lost reports whether object id died with its node and awaits restoration.
 func (rt *Runtime) Lost(id ObjID) bool { return rt.objs[id].lost }
@@ -60,8 +60,8 @@ func (rt *Runtime) Lost(id ObjID) bool { return rt.objs[id].lost }
 // ObjectsOn lists the objects placed on node n.
 func (rt *Runtime) ObjectsOn(n NodeID) []ObjID {
 	var out []ObjID
-	for i := range rt.objs {
-		if rt.objs[i].node == n {
+	for i, at := range rt.place {
+		if at == n {
 			out = append(out, ObjID(i))
 		}
 	}
@@ -80,12 +80,12 @@ func (rt *Runtime) Place() {
 		} else {
 			s = i * n / k
 		}
-		rt.objs[i].node = rt.slots[s]
+		rt.place[i] = rt.slots[s]
 	}
 }
 
 // SetNode places object id on node n without moving its state.
-func (rt *Runtime) SetNode(id ObjID, n NodeID) { rt.objs[id].node = n }
+func (rt *Runtime) SetNode(id ObjID, n NodeID) { rt.place[id] = n }
 
 // create (re)creates object id from the workload's initial state on node n and
 // schedules its Start.
@@ -93,7 +93,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	o := &rt.objs[id]
 	rt.discardInbox(o)
 	o.obj = rt.wl.NewObject(id)
-	o.node = n
+	rt.place[id] = n
 	o.inc++
 	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
 	o.needStart = true
@@ -138,7 +138,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 	rt.abort(o)
 	rt.discardInbox(o)
 	o.obj = obj
-	o.node = n
+	rt.place[id] = n
 	o.inc++
 	o.lost, o.migrating, o.needStart, o.queued = false, false, false, false
 	for _, m := range inbox {
@@ -165,7 +165,7 @@ func (rt *Runtime) RestartAll() {
 	rt.Place()
 	rt.stats.Restarts++
 	for i := range rt.objs {
-		rt.Recreate(ObjID(i), rt.objs[i].node)
+		rt.Recreate(ObjID(i), rt.place[i])
 	}
 }
 
@@ -204,7 +204,7 @@ func (rt *Runtime) ResumeObject(id ObjID) {
 	o := &rt.objs[id]
 	o.paused = false
 	rt.ready(id)
-	rt.kick(o.node)
+	rt.kick(rt.place[id])
 }
 
 // Running reports whether object id's handler is on a core now.
@@ -220,7 +220,7 @@ func (rt *Runtime) Deliver(m *Message) {
 	}
 	o.inbox.push(m)
 	rt.ready(m.Dst)
-	rt.kick(o.node)
+	rt.kick(rt.place[m.Dst])
 }
 
 type quietWaiter struct {
@@ -240,6 +240,12 @@ func (rt *Runtime) checkQuiet() {
 	if len(rt.quiet) == 0 || rt.running > 0 {
 		return
 	}
+	if rt.inFlight > 0 && !rt.someUndrained() {
+		// Nobody can go yet: leave the list as it is. Rebuilding it would
+		// cost an allocation per delivery while a checkpoint drains the
+		// network.
+		return
+	}
 	ws := rt.quiet
 	rt.quiet = nil
 	for _, w := range ws {
@@ -249,6 +255,16 @@ func (rt *Runtime) checkQuiet() {
 		}
 		w.fn()
 	}
+}
+
+// someUndrained reports whether a quiet waiter does not need a drained network.
+func (rt *Runtime) someUndrained() bool {
+	for _, w := range rt.quiet {
+		if !w.drained {
+			return true
+		}
+	}
+	return false
 }
 
 // Migrate moves object id to node dst: it waits for the running handler, sends
@@ -266,7 +282,7 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		rt.WhenObjectIdle(id, func() { rt.Migrate(id, dst, done) })
 		return
 	}
-	src := o.node
+	src := rt.place[id]
 	state, inbox, err := rt.Snapshot(id)
 	if err != nil {
 		done(false)
@@ -278,11 +294,11 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 	}
 	o.inbox.clear() // the waiting messages travel in the snapshot
 	o.migrating = true
-	o.node = dst
+	rt.place[id] = dst
 	rt.Transfer(src, dst, size, TagMigrate, func(ok bool) {
 		if !ok || rt.objs[id].lost {
-			if rt.nodes[src].state != nodeFailed && !rt.objs[id].lost {
-				rt.objs[id].node = src
+			if rt.links[src].state != nodeFailed && !rt.objs[id].lost {
+				rt.place[id] = src
 				rt.objs[id].migrating = false
 				rt.ready(id)
 				rt.kick(src)

@@ -16,8 +16,10 @@ type Runtime struct {
 	wl    Workload
 	proto Protocol
 
+	links  []link // the per-message part of each node, apart (see link)
 	nodes  []node
 	objs   []objState
+	place  []NodeID // place[i] is the node object i is placed on; apart from objs because every send reads it
 	slots  []NodeID // the application's nodes, in rank order
 	spares []NodeID // idle spares, taken first to last
 
@@ -29,10 +31,11 @@ type Runtime struct {
 	inFlight  int // application messages between send and arrival
 	quiet     []quietWaiter
 
-	msgs  slab[*Message]
-	tasks slab[task]
-	calls slab[call]
-	ctx   Ctx
+	msgs     slab[*Message] // messages in flight: events carry the slot
+	arrivals []arrival      // arrivals[i] is for the message in msgs slot i
+	tasks    slab[task]
+	calls    slab[call]
+	ctx      Ctx
 
 	progress, total int64
 	planned         []ScriptedFailure // progress-triggered failures not yet fired
@@ -71,8 +74,9 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 
 	n := cfg.Nodes + cfg.Spares
 	rt.nodes = make([]node, n)
-	for i := range rt.nodes {
-		rt.nodes[i].state = nodeSpare
+	rt.links = make([]link, n)
+	for i := range rt.links {
+		rt.links[i].state = nodeSpare
 	}
 	for i := cfg.Nodes; i < n; i++ {
 		rt.spares = append(rt.spares, NodeID(i))
@@ -84,6 +88,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.pfs = psShare{rate: cfg.PFSBandwidth, perFlow: cfg.PFSNodeBandwidth}
 
 	rt.objs = make([]objState, wl.NumObjects())
+	rt.place = make([]NodeID, len(rt.objs))
 	rt.total = wl.TotalProgress()
 	for _, f := range cfg.Planned {
 		if int(f.Node) >= n || f.Node < 0 {
@@ -135,7 +140,7 @@ func (rt *Runtime) Run() Result {
 	}
 	rt.Place()
 	for i := range rt.objs {
-		rt.create(ObjID(i), rt.objs[i].node)
+		rt.create(ObjID(i), rt.place[i])
 	}
 	rt.proto.Start()
 	rt.started = true

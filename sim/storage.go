@@ -43,7 +43,7 @@ func (rt *Runtime) StorageRead(n NodeID, t Tier, size int64, done func(ok bool))
 
 func (rt *Runtime) storage(n NodeID, t Tier, size int64, done func(bool)) {
 	nd := &rt.nodes[n]
-	c := rt.calls.put(call{node: n, inc: nd.inc, done: done})
+	c := rt.calls.put(call{node: n, inc: rt.links[n].inc, done: done})
 	switch t {
 	case Memory, Disk:
 		free, bw := &nd.memFree, rt.cfg.MemBandwidth
@@ -65,7 +65,7 @@ func (rt *Runtime) onStorageDone(ev Event) {
 	ref := int32(ev.J & math.MaxUint32)
 	if ev.J>>32 == pfsStart {
 		cl := rt.calls.get(ref)
-		if rt.nodes[cl.node].inc != cl.inc {
+		if rt.links[cl.node].inc != cl.inc {
 			rt.calls.take(ref).done(false)
 			return
 		}
@@ -73,7 +73,7 @@ func (rt *Runtime) onStorageDone(ev Event) {
 		return
 	}
 	cl := rt.calls.take(ref)
-	cl.done(rt.nodes[cl.node].inc == cl.inc)
+	cl.done(rt.links[cl.node].inc == cl.inc)
 }
 
 // psShare is a processor-sharing bandwidth: k concurrent flows each get
@@ -244,10 +244,10 @@ const (
 // MemAdd accounts delta bytes of kind k held on node n (negative to release).
 // Memory on a node that fails is released with it.
 func (rt *Runtime) MemAdd(n NodeID, k MemKind, delta int64) {
-	nd := &rt.nodes[n]
-	if nd.state == nodeFailed {
+	if rt.links[n].state == nodeFailed {
 		return
 	}
+	nd := &rt.nodes[n]
 	nd.mem[k] += delta
 	rt.stats.memTotal[k] += delta
 	if rt.stats.memTotal[k] > rt.stats.PeakMem[k] {
