@@ -62,6 +62,12 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	o := &rt.objs[id]
 	c := &rt.ctx
 	c.self, c.node, c.start, c.elapsed, c.cur = id, n, rt.eng.now, 0, nil
+	// running from before the handler's code: hooks called from inside it
+	// (OnSend) see the object busy
+	o.running = true
+	o.runNode = n
+	nd.busy++
+	rt.running++
 	if o.needStart {
 		o.needStart = false
 		o.obj.Start(c)
@@ -73,10 +79,6 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		o.obj.Handle(c, m)
 		c.cur = nil
 	}
-	o.running = true
-	o.runNode = n
-	nd.busy++
-	rt.running++
 	if c.elapsed == 0 {
 		rt.objectDone(id)
 		return

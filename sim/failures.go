@@ -90,6 +90,15 @@ func (rt *Runtime) failNode(n NodeID) {
 	var objs []ObjID
 	for i := range rt.objs {
 		o := &rt.objs[i]
+		if o.migrating && rt.place[i] == n && o.migFrom != n {
+			// it was moving here: its state is still at the source, the
+			// transfer fails and Migrate puts it back
+			rt.place[i] = o.migFrom
+			continue
+		}
+		if o.migrating && o.migFrom == n {
+			rt.place[i] = n // its state was leaving this node: lost with it
+		}
 		if rt.place[i] != n || o.lost {
 			continue
 		}

@@ -14,6 +14,7 @@ type objState struct {
 	paused    bool
 	lost      bool // its node failed and it has not been restored yet
 	migrating bool
+	migFrom   NodeID // while migrating: the node the state is leaving
 	idle      []func() // called when the running handler ends
 	runNode   NodeID   // where the running handler runs
 	runGen    uint32   // bumped when a running handler is aborted: its completion is void
@@ -141,6 +142,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 	rt.place[id] = n
 	o.inc++
 	o.lost, o.migrating, o.needStart, o.queued = false, false, false, false
+	o.paused = false // a restored object starts afresh; protocols pause it again if they need to
 	for _, m := range inbox {
 		o.inbox.push(m)
 	}
@@ -293,7 +295,7 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		size += m.WireSize()
 	}
 	o.inbox.clear() // the waiting messages travel in the snapshot
-	o.migrating = true
+	o.migrating, o.migFrom = true, src
 	rt.place[id] = dst
 	rt.Transfer(src, dst, size, TagMigrate, func(ok bool) {
 		if !ok || rt.objs[id].lost {

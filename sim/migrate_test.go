@@ -1,0 +1,71 @@
+package sim
+
+import "testing"
+
+// A token circulates on a ring of 4 objects on 4 nodes; object 1 migrates to
+// node 3 mid-run. Its state (the token count) moves with it, messages sent to
+// its old node follow it, and the run completes with every hop counted.
+func TestMigrateMovesStateAndMessagesFollow(t *testing.T) {
+	const hops = 400
+	wl := &scriptWL{n: 4, total: hops}
+	wl.start = only0(func(c *Ctx) { c.Send(1, 0, 1000, nil) })
+	wl.on = func(c *Ctx, o *scriptObj, m *Message) {
+		o.data++
+		c.Compute(1e4)
+		if o.wl.total > 0 {
+			c.Send((c.Self()+1)%4, 0, 1000, nil)
+		}
+	}
+	p := &recordProto{}
+	cfg := testConfig(4)
+	cfg.Limit = Second
+	rt, _ := New(cfg, wl, p)
+	var moved, ok bool
+	rt.At(500*Microsecond, func() {
+		rt.Migrate(1, 3, func(success bool) { moved, ok = true, success })
+	})
+	res := rt.Run()
+	if !moved || !ok {
+		t.Fatalf("migration done %v ok %v", moved, ok)
+	}
+	if rt.NodeOf(1) != 3 {
+		t.Fatalf("object 1 on node %d, want 3", rt.NodeOf(1))
+	}
+	if !res.Finished || res.Stats.ExtraMsgs != 1 {
+		t.Fatalf("finished %v, extra messages %d (want the one state transfer)", res.Finished, res.Stats.ExtraMsgs)
+	}
+	var sum int64
+	for i := 0; i < 4; i++ {
+		o := rt.Object(ObjID(i)).(*scriptObj)
+		sum += o.data
+		if o.got != o.data {
+			t.Fatalf("object %d: handled %d messages but its state says %d", i, o.got, o.data)
+		}
+	}
+	if sum != hops {
+		t.Fatalf("%d hops counted, want %d", sum, hops)
+	}
+}
+
+// Migrating to a node that fails on the way leaves the object where it was.
+func TestMigrateToFailingNode(t *testing.T) {
+	wl := &scriptWL{n: 2, total: 1}
+	cfg := testConfig(3)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 2, At: 100 * Microsecond}}
+	cfg.Limit = Millisecond
+	rt, _ := New(cfg, wl, &recordProto{})
+	result := -1
+	rt.At(99*Microsecond, func() {
+		rt.Migrate(1, 2, func(ok bool) {
+			result = 0
+			if ok {
+				result = 1
+			}
+		})
+	})
+	rt.Run()
+	if result != 0 || rt.NodeOf(1) != 1 || rt.Lost(1) {
+		t.Fatalf("result %d, object 1 on node %d lost %v", result, rt.NodeOf(1), rt.Lost(1))
+	}
+}
