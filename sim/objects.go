@@ -14,7 +14,7 @@ type objState struct {
 	paused    bool
 	lost      bool // its node failed and it has not been restored yet
 	migrating bool
-	migFrom   NodeID // while migrating: the node the state is leaving
+	migFrom   NodeID   // while migrating: the node the state is leaving
 	idle      []func() // called when the running handler ends
 	runNode   NodeID   // where the running handler runs
 	runGen    uint32   // bumped when a running handler is aborted: its completion is void
