@@ -35,6 +35,9 @@ func (rt *Runtime) kick(n NodeID) {
 	for nd.busy < rt.cfg.Cores {
 		if nd.sys.len() > 0 {
 			s := nd.sys.pop()
+			if rt.tracer != nil {
+				rt.tracer.Task(n, None, rt.eng.now, rt.eng.now+s.d, "protocol work")
+			}
 			nd.busy++
 			t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: None, fn: s.fn})
 			rt.eng.After(s.d, rt.kCoreDone, int32(n), int64(t))
@@ -78,6 +81,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		rt.proto.OnDispatch(m)
 		o.obj.Handle(c, m)
 		c.cur = nil
+	}
+	if rt.tracer != nil {
+		rt.tracer.Task(n, id, c.start, c.start+c.elapsed, "compute")
 	}
 	if c.elapsed == 0 {
 		rt.objectDone(id)

@@ -109,6 +109,9 @@ func (rt *Runtime) failNode(n NodeID) {
 		rt.discardInbox(o)
 		rt.setProgress(ObjID(i), 0)
 	}
+	if rt.tracer != nil {
+		rt.tracer.Instant(n, now, "failure")
+	}
 	rec := Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never,
 		mark: mark, objects: objs, wasSpare: wasSpare}
 	rt.failRecs = append(rt.failRecs, rec)
@@ -156,6 +159,9 @@ func (rt *Runtime) onDetect(ev Event) {
 	rec := &rt.failRecs[ev.J]
 	rec.DetectedAt = rt.eng.now
 	rt.stats.Detected++
+	if rt.tracer != nil {
+		rt.tracer.Instant(rec.Node, rt.eng.now, "failure detected")
+	}
 	if !rec.wasSpare {
 		rt.open = append(rt.open, int(ev.J))
 	}

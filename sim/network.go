@@ -89,6 +89,9 @@ func (rt *Runtime) onDeliver(ev Event) {
 			}
 			return
 		}
+		if rt.tracer != nil {
+			rt.tracer.Message(m, rt.eng.now)
+		}
 		if m.done != nil {
 			m.done(m, true)
 			return
@@ -109,6 +112,9 @@ func (rt *Runtime) onDeliver(ev Event) {
 		rt.stats.ForwardedMsgs++
 		rt.transmit(m)
 		return
+	}
+	if rt.tracer != nil {
+		rt.tracer.Message(m, rt.eng.now)
 	}
 	if rt.proto.OnArrive(m) {
 		rt.Deliver(m)

@@ -26,6 +26,7 @@ type Runtime struct {
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)
 	aborted   bool
+	tracer    Tracer
 	appPaused bool
 	running   int // application tasks on cores
 	inFlight  int // application messages between send and arrival

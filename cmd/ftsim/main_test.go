@@ -96,6 +96,18 @@ func TestRunFormats(t *testing.T) {
 	}
 }
 
+func TestRunTrace(t *testing.T) {
+	p := writeScenario(t, tiny)
+	path := filepath.Join(t.TempDir(), "run.json")
+	if _, _, err := execute("run", p, "--trace", path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(b), `{"displayTimeUnit"`) || !strings.HasSuffix(string(b), "]}\n") {
+		t.Fatalf("trace file: %v\n%.200s", err, b)
+	}
+}
+
 func TestScenariosAndVersion(t *testing.T) {
 	out, _, err := execute("scenarios")
 	if err != nil || !strings.Contains(out, "default") {

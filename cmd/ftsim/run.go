@@ -23,6 +23,8 @@ type runOpts struct {
 	format  string
 	out     string
 	workers int
+	trace   string
+	traceN  int64
 }
 
 func newRunCmd() *cobra.Command {
@@ -52,6 +54,8 @@ any protocol sees the same failure trace.`,
 	f.StringVar(&o.format, "format", "table", "output format: table, json (JSON lines) or csv")
 	f.StringVar(&o.out, "out", "", "also write runs.csv and runs.jsonl to this directory")
 	f.IntVar(&o.workers, "workers", 0, "parallel replications (default: all cores)")
+	f.StringVar(&o.trace, "trace", "", "also write replication 0's timeline to this file (Chrome/Perfetto trace format: open it in ui.perfetto.dev)")
+	f.Int64Var(&o.traceN, "trace-messages", 200000, "trace at most this many messages (0 = all)")
 	return c
 }
 
@@ -128,7 +132,31 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 	if o.format == "table" {
 		printTable(stdout, point, recs)
 	}
+	if o.trace != "" {
+		if err := writeTrace(point, o.trace, o.traceN); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// writeTrace writes replication 0's timeline; a failure leaves no partial file.
+func writeTrace(p *experiment.Point, path string, maxMessages int64) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := p.Trace(0, f, maxMessages); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func jsonSink(w *bufio.Writer) func(experiment.Record) error {

@@ -322,6 +322,9 @@ func (p *Protocol) checkpoint() {
 			p.commit(cp)
 			st := rt.Stats()
 			st.CheckpointTime += rt.Now() - start
+			for _, n := range rt.Slots() {
+				rt.Span(n, start, rt.Now(), "checkpoint")
+			}
 			if p.cfg.Policy == PolicyAuto && p.measuredC == 0 {
 				p.measuredC = rt.Now() - start
 				p.interval = max(sim.FromSeconds(DalyHigher(p.measuredC.Seconds(), p.cfg.PlatformMTBF.Seconds())), sim.Microsecond)
@@ -562,6 +565,7 @@ func (p *Protocol) recover(gen int) {
 		return
 	}
 	p.RestoredFrom = append(p.RestoredFrom, tier.String())
+	began := rt.Now()
 	// every object is read onto its (possibly new) node from where its piece lives
 	type route struct {
 		from, to sim.NodeID
@@ -591,6 +595,9 @@ func (p *Protocol) recover(gen int) {
 		pending--
 		if pending > 0 || gen != p.gen {
 			return
+		}
+		for _, n := range rt.Slots() {
+			rt.Span(n, began, rt.Now(), "recovery")
 		}
 		for i := range cp.states {
 			id := sim.ObjID(i)

@@ -1,0 +1,33 @@
+package experiment
+
+import (
+	"io"
+
+	"ftsim/sim"
+	"ftsim/trace"
+)
+
+// Trace runs replication rep again with its timeline written to w in the
+// Chrome/Perfetto trace format (at most maxMessages messages; 0 = all), and
+// returns its record, identical to Run's.
+func (p *Point) Trace(rep int, w io.Writer, maxMessages int64) (Record, error) {
+	seed := p.Seed(rep)
+	cfg, err := clusterConfig(p.Scenario, seed)
+	if err != nil {
+		return Record{}, err
+	}
+	if cfg.Limit == 0 {
+		cfg.Limit = SafetyFactor * max(p.Baseline, p.FaultFree)
+	}
+	rt, err := sim.New(cfg, p.workload, p.protocol())
+	if err != nil {
+		return Record{}, err
+	}
+	tw := trace.NewWriter(w, maxMessages)
+	rt.SetTracer(tw)
+	res := rt.Run()
+	if err := tw.Close(); err != nil {
+		return Record{}, err
+	}
+	return newRecord(p, rep, seed, &res), nil
+}
