@@ -8,6 +8,7 @@ import (
 
 	"ftsim/models/none"
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 // plain is the do-nothing protocol.
@@ -33,47 +34,6 @@ func (r *recorder) OnSend(m *sim.Message) bool {
 		r.msgs = append(r.msgs, sent{m.Src, m.Dst, m.Tag, m.Size, len(m.Payload)})
 	}
 	return true
-}
-
-// reloader replaces every object, after every handler, by one rebuilt from
-// its own serialised state and inbox: a run that still ends with the
-// reference proves the state holds everything, buffered messages included.
-// It also checks that re-marshalling the rebuilt object gives the same bytes
-// and that truncated states are refused.
-type reloader struct {
-	sim.BaseProtocol
-	t        *testing.T
-	restores int
-}
-
-func (r *reloader) OnHandled(id sim.ObjID) {
-	rt := r.RT
-	state, inbox, err := rt.Snapshot(id)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	fresh := rt.Workload().NewObject(id)
-	if err := fresh.UnmarshalBinary(state); err != nil {
-		r.t.Fatalf("object %d: %v", id, err)
-	}
-	again, _ := fresh.MarshalBinary()
-	if !bytes.Equal(again, state) {
-		r.t.Fatalf("object %d: state changed in a round trip", id)
-	}
-	if fresh.Progress() != rt.Object(id).Progress() || fresh.ModeledSize() != rt.Object(id).ModeledSize() {
-		r.t.Fatalf("object %d: progress or size changed in a round trip", id)
-	}
-	if r.restores%7 == 0 { // sampled: each cut re-decodes the state
-		for _, cut := range []int{0, 1, len(state) / 2, len(state) - 1} {
-			if err := rt.Workload().NewObject(id).UnmarshalBinary(state[:cut]); err == nil {
-				r.t.Fatalf("object %d: state truncated to %d of %d bytes accepted", id, cut, len(state))
-			}
-		}
-	}
-	if err := rt.Restore(id, rt.NodeOf(id), state, inbox); err != nil {
-		r.t.Fatal(err)
-	}
-	r.restores++
 }
 
 // build makes a workload or fails the test.
@@ -136,10 +96,10 @@ func TestStateRoundTripEveryHandler(t *testing.T) {
 				p.Objects = int64(objects)
 				c.p(&p)
 				w := build(t, p, nodesFor(objects))
-				r := &reloader{t: t}
+				r := &simtest.RoundTrip{T: t}
 				_, res := runDP(t, w, nodesFor(objects), sim.DefaultConfig(), r)
-				if !res.Outcome.OK || r.restores == 0 {
-					t.Fatalf("outcome %+v after %d restores", res.Outcome, r.restores)
+				if !res.Outcome.OK || r.Restores == 0 {
+					t.Fatalf("outcome %+v after %d restores", res.Outcome, r.Restores)
 				}
 			})
 		}

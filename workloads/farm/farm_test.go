@@ -9,6 +9,7 @@ import (
 
 	"ftsim/models/none"
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 type plain struct{ sim.BaseProtocol }
@@ -190,38 +191,14 @@ func TestDuplicatesIgnored(t *testing.T) {
 	}
 }
 
-// roundTrip replaces every object by a copy rebuilt from its serialised
-// state after each of its handlers: a master that forgot who holds what
-// would stall, one that forgot counts would fail the check.
-type roundTrip struct {
-	sim.BaseProtocol
-	t        *testing.T
-	restores int
-}
-
-func (p *roundTrip) OnHandled(id sim.ObjID) {
-	rt := p.RT
-	rt.At(rt.Now(), func() {
-		if rt.Running(id) || rt.Lost(id) {
-			return
-		}
-		state, inbox, err := rt.Snapshot(id)
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		if err := rt.Restore(id, rt.NodeOf(id), state, inbox); err != nil {
-			p.t.Fatal(err)
-		}
-		p.restores++
-	})
-}
-
 func TestRestoreAfterEveryHandler(t *testing.T) {
 	w := build(t, small(), 4)
-	proto := &roundTrip{t: t}
+	// a master that forgot who holds what would stall, one that forgot counts
+	// would fail the check
+	proto := &simtest.RoundTrip{T: t}
 	res := run(t, w, 4, sim.DefaultConfig(), proto)
-	if !res.Outcome.OK || proto.restores < w.NumTiles() {
-		t.Fatalf("outcome %+v, restores %d", res.Outcome, proto.restores)
+	if !res.Outcome.OK || proto.Restores < w.NumTiles() {
+		t.Fatalf("outcome %+v, restores %d", res.Outcome, proto.Restores)
 	}
 }
 

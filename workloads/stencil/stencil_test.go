@@ -8,6 +8,7 @@ import (
 
 	"ftsim/models/none"
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 type plain struct{ sim.BaseProtocol }
@@ -135,46 +136,21 @@ func TestRestartUnderFailures(t *testing.T) {
 	}
 }
 
-// roundTrip replaces every object by a copy rebuilt from its serialised
-// state after each of its handlers: a state that forgot anything (a face
-// buffered for a later iteration) would stall or corrupt the run.
-type roundTrip struct {
-	sim.BaseProtocol
-	t        *testing.T
-	restores int
-	early    int // snapshots holding a face for a later iteration
-}
-
-func (p *roundTrip) OnHandled(id sim.ObjID) {
-	rt := p.RT
-	rt.At(rt.Now(), func() {
-		if rt.Running(id) || rt.Lost(id) {
-			return
-		}
-		state, inbox, err := rt.Snapshot(id)
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		if b := rt.Object(id).(*block); len(b.pend) > 0 && b.pend[len(b.pend)-1].iter > b.iter {
-			p.early++
-		}
-		if err := rt.Restore(id, rt.NodeOf(id), state, inbox); err != nil {
-			p.t.Fatal(err)
-		}
-		p.restores++
-	})
-}
-
 func TestRestoreAfterEveryHandler(t *testing.T) {
 	p := DefaultParams()
 	// A chain of four blocks, two per node: block 1's neighbour on its own
 	// node answers long before the one across the network, so its face for
 	// the next iteration arrives early and must survive the round trip.
 	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks = 9, 4, 4, 12, []int64{4, 1, 1}
-	proto := &roundTrip{t: t}
+	early := 0 // round trips of a block holding a face for a later iteration
+	proto := &simtest.RoundTrip{T: t, Inspect: func(_ sim.ObjID, o sim.Object) {
+		if b := o.(*block); len(b.pend) > 0 && b.pend[len(b.pend)-1].iter > b.iter {
+			early++
+		}
+	}}
 	res := run(t, p, 2, sim.DefaultConfig(), proto)
-	if !res.Outcome.OK || proto.restores == 0 || proto.early == 0 {
-		t.Fatalf("outcome %+v, restores %d, with early faces %d", res.Outcome, proto.restores, proto.early)
+	if !res.Outcome.OK || proto.Restores == 0 || early == 0 {
+		t.Fatalf("outcome %+v, restores %d, with early faces %d", res.Outcome, proto.Restores, early)
 	}
 }
 
