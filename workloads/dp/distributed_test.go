@@ -12,7 +12,6 @@ import (
 )
 
 // plain is the do-nothing protocol.
-type plain struct{ sim.BaseProtocol }
 
 // sent is one application message as its sender emitted it.
 type sent struct {
@@ -242,10 +241,10 @@ func TestModeledScale(t *testing.T) {
 			case "knapsack":
 				p.RandomItems, p.Capacity = 30, 3000
 			}
-			_, small := runDP(t, build(t, p, 3), 3, sim.DefaultConfig(), &plain{})
+			_, small := runDP(t, build(t, p, 3), 3, sim.DefaultConfig(), &sim.BaseProtocol{})
 			p.ModeledScale = 100
 			wb := build(t, p, 3)
-			_, big := runDP(t, wb, 3, sim.DefaultConfig(), &plain{})
+			_, big := runDP(t, wb, 3, sim.DefaultConfig(), &sim.BaseProtocol{})
 			if !big.Outcome.OK || big.Outcome.Digest != small.Outcome.Digest {
 				t.Fatalf("outcomes differ: %+v vs %+v", big.Outcome, small.Outcome)
 			}

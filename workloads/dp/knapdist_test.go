@@ -18,7 +18,7 @@ func TestKnapsackDistributedPublished(t *testing.T) {
 				p := DefaultParams()
 				p.Problem, p.File, p.Instance, p.Objects = "knapsack", path, name, int64(objects)
 				w := build(t, p, nodesFor(objects))
-				_, res := runDP(t, w, nodesFor(objects), sim.DefaultConfig(), &plain{})
+				_, res := runDP(t, w, nodesFor(objects), sim.DefaultConfig(), &sim.BaseProtocol{})
 				if !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(want[name]) {
 					t.Fatalf("outcome %+v, published %d", res.Outcome, want[name])
 				}
@@ -53,7 +53,7 @@ func TestKnapsackDistributedRandom(t *testing.T) {
 				p.Weights[j], p.Profits[j] = int64(c.k.Weights[j]), int64(c.k.Profits[j])
 			}
 			w := build(t, p, nodesFor(c.objects)).(*KnapsackWorkload)
-			rt, res := runDP(t, w, nodesFor(c.objects), sim.DefaultConfig(), &plain{})
+			rt, res := runDP(t, w, nodesFor(c.objects), sim.DefaultConfig(), &sim.BaseProtocol{})
 			value, _ := c.k.Solve()
 			if !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(value) {
 				t.Fatalf("outcome %+v, Solve %d", res.Outcome, value)

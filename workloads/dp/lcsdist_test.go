@@ -18,7 +18,7 @@ func TestLCSDistributedPublished(t *testing.T) {
 			t.Run(fmt.Sprintf("%s-%d", c.id, objects), func(t *testing.T) {
 				p := DefaultParams()
 				p.A, p.B, p.Objects = c.a, c.b, int64(objects)
-				_, res := runDP(t, build(t, p, nodesFor(objects)), nodesFor(objects), sim.DefaultConfig(), &plain{})
+				_, res := runDP(t, build(t, p, nodesFor(objects)), nodesFor(objects), sim.DefaultConfig(), &sim.BaseProtocol{})
 				if !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(c.length) {
 					t.Fatalf("outcome %+v, published length %d", res.Outcome, c.length)
 				}
@@ -57,7 +57,7 @@ func TestLCSDistributedRandom(t *testing.T) {
 			if len(a) != c.na || len(b) != c.nb || (c.na > 9 && a == b) {
 				t.Fatalf("random strings %q %q", a, b)
 			}
-			rt, res := runDP(t, w, nodesFor(c.objects), sim.DefaultConfig(), &plain{})
+			rt, res := runDP(t, w, nodesFor(c.objects), sim.DefaultConfig(), &sim.BaseProtocol{})
 			if want := LCSLength(a, b); !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(want) {
 				t.Fatalf("outcome %+v, LCSLength %d", res.Outcome, want)
 			}
@@ -184,7 +184,7 @@ func TestLCSFromFASTA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, res := runDP(t, w, 3, sim.DefaultConfig(), &plain{})
+	_, res := runDP(t, w, 3, sim.DefaultConfig(), &sim.BaseProtocol{})
 	if !res.Outcome.OK || res.Outcome.Answer != "4" {
 		t.Fatalf("outcome %+v, want the CLRS length 4", res.Outcome)
 	}

@@ -96,7 +96,7 @@ func TestParamsDefaults(t *testing.T) {
 		if w.NumObjects() != 4 || w.Stages() != c.stages || w.Problem() != c.problem {
 			t.Fatalf("%s: %d objects, %d stages", c.problem, w.NumObjects(), w.Stages())
 		}
-		_, res := runDP(t, w, 4, sim.DefaultConfig(), &plain{})
+		_, res := runDP(t, w, 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 		if !res.Outcome.OK {
 			t.Fatalf("%s: outcome %+v", c.problem, res.Outcome)
 		}

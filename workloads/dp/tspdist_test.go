@@ -20,7 +20,7 @@ func TestTSPDistributedTSPLIB(t *testing.T) {
 			t.Run(fmt.Sprintf("%s-%d", c.name, objects), func(t *testing.T) {
 				p := DefaultParams()
 				p.Problem, p.TSPLIB, p.Objects = "tsp", path, int64(objects)
-				_, res := runDP(t, build(t, p, nodesFor(objects)), nodesFor(objects), sim.DefaultConfig(), &plain{})
+				_, res := runDP(t, build(t, p, nodesFor(objects)), nodesFor(objects), sim.DefaultConfig(), &sim.BaseProtocol{})
 				if !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(c.optimum) {
 					t.Fatalf("outcome %+v, published optimum %d", res.Outcome, c.optimum)
 				}
@@ -40,7 +40,7 @@ func TestTSPDistributedRandom(t *testing.T) {
 			p := DefaultParams()
 			p.Problem, p.RandomCities, p.Objects, p.Seed = "tsp", int64(c.cities), int64(c.objects), int64(c.cities)
 			w := build(t, p, nodesFor(c.objects)).(*TSPWorkload)
-			rt, res := runDP(t, w, nodesFor(c.objects), sim.DefaultConfig(), &plain{})
+			rt, res := runDP(t, w, nodesFor(c.objects), sim.DefaultConfig(), &sim.BaseProtocol{})
 			length, _, err := HeldKarp(w.Instance())
 			if err != nil {
 				t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"ftsim/sim/simtest"
 )
 
-type plain struct{ sim.BaseProtocol }
 
 func build(t *testing.T, p Params, nodes int) *Workload {
 	t.Helper()
@@ -71,7 +70,7 @@ func TestDistributedMatchesReference(t *testing.T) {
 			if w.NumObjects() != c.wantObjects {
 				t.Fatalf("%d objects, want %d", w.NumObjects(), c.wantObjects)
 			}
-			res := run(t, w, c.nodes, sim.DefaultConfig(), &plain{})
+			res := run(t, w, c.nodes, sim.DefaultConfig(), &sim.BaseProtocol{})
 			ref := w.Image().ComputeAll()
 			if !res.Outcome.OK || res.Outcome.Digest != Digest(int(c.w), int(c.h), ref) ||
 				res.Outcome.Answer != fmt.Sprint(TotalIterations(ref)) {
@@ -109,7 +108,7 @@ func TestMakespanByHand(t *testing.T) {
 			if TotalIterations(w.Image().ComputeAll()) != 32*100 {
 				t.Fatal("the window is not inside the set")
 			}
-			res := run(t, w, c.nodes, sim.DefaultConfig(), &plain{})
+			res := run(t, w, c.nodes, sim.DefaultConfig(), &sim.BaseProtocol{})
 			if !res.Outcome.OK || res.Makespan != c.want {
 				t.Fatalf("makespan %d ns, want %d; outcome %+v", res.Makespan, c.want, res.Outcome)
 			}

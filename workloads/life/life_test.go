@@ -8,7 +8,6 @@ import (
 	"ftsim/sim"
 )
 
-type plain struct{ sim.BaseProtocol }
 
 func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
 	t.Helper()
@@ -53,7 +52,7 @@ func TestDistributedMatchesReference(t *testing.T) {
 			p := DefaultParams()
 			p.Width, p.Height, p.Generations = int64(c.w), int64(c.h), int64(c.gens)
 			p.Boundary, p.Graph, p.Tiles = c.boundary, c.graph, c.tiles
-			res := run(t, p, c.nodes, sim.DefaultConfig(), &plain{})
+			res := run(t, p, c.nodes, sim.DefaultConfig(), &sim.BaseProtocol{})
 			if !res.Outcome.OK {
 				t.Fatalf("outcome %+v", res.Outcome)
 			}
@@ -76,7 +75,7 @@ func TestGliderAcrossTiles(t *testing.T) {
 	if w.initial.Digest() != w.refDigest {
 		t.Fatal("after 64 generations on a 16×16 torus the glider must be back where it started")
 	}
-	res := run(t, p, 4, sim.DefaultConfig(), &plain{})
+	res := run(t, p, 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 	if !res.Outcome.OK || res.Outcome.Answer != "5" {
 		t.Fatalf("outcome %+v", res.Outcome)
 	}
@@ -91,7 +90,7 @@ func TestRPentominoPopulations(t *testing.T) {
 		p.Boundary = "dead"
 		p.RLE = "x = 3, y = 3, rule = B3/S23\nb2o$2o$bo!"
 		p.Tiles = []int64{3, 3}
-		res := run(t, p, 3, sim.DefaultConfig(), &plain{})
+		res := run(t, p, 3, sim.DefaultConfig(), &sim.BaseProtocol{})
 		if !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(c.pop) {
 			t.Fatalf("generation %d: outcome %+v, want population %d", c.gens, res.Outcome, c.pop)
 		}
@@ -103,9 +102,9 @@ func TestRPentominoPopulations(t *testing.T) {
 func TestModeledSize(t *testing.T) {
 	p := DefaultParams()
 	p.Width, p.Height, p.Generations, p.Tiles = 64, 64, 10, []int64{2, 2}
-	small := run(t, p, 4, sim.DefaultConfig(), &plain{})
+	small := run(t, p, 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 	p.ModeledWidth, p.ModeledHeight = 6400, 6400
-	big := run(t, p, 4, sim.DefaultConfig(), &plain{})
+	big := run(t, p, 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 	if !big.Outcome.OK || big.Outcome.Digest != small.Outcome.Digest {
 		t.Fatalf("outcomes differ: %+v vs %+v", big.Outcome, small.Outcome)
 	}
@@ -122,9 +121,9 @@ func TestOverlapIsFaster(t *testing.T) {
 	p.ModeledWidth, p.ModeledHeight = 4000, 4000
 	cfg := sim.DefaultConfig()
 	cfg.Bandwidth = 10e6 // slow network: the borders take long
-	simple := run(t, p, 4, cfg, &plain{})
+	simple := run(t, p, 4, cfg, &sim.BaseProtocol{})
 	p.Graph = "overlap"
-	overlap := run(t, p, 4, cfg, &plain{})
+	overlap := run(t, p, 4, cfg, &sim.BaseProtocol{})
 	if overlap.Makespan >= simple.Makespan || overlap.Outcome.Digest != simple.Outcome.Digest {
 		t.Fatalf("overlap %v, simple %v", overlap.Makespan, simple.Makespan)
 	}

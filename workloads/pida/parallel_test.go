@@ -12,7 +12,6 @@ import (
 	"ftsim/sim"
 )
 
-type plain struct{ sim.BaseProtocol }
 
 // parRun runs the workload to completion and returns the result with the
 // final workers.
@@ -63,7 +62,7 @@ func TestParallelKorfOptimal(t *testing.T) {
 			for _, victim := range []string{"random", "round_robin"} {
 				name := fmt.Sprintf("korf%d/w%d/%s", id, workers, victim)
 				t.Run(name, func(t *testing.T) {
-					w, res, objs := parRun(t, korfParams(id, workers, victim), workers, sim.DefaultConfig(), &plain{})
+					w, res, objs := parRun(t, korfParams(id, workers, victim), workers, sim.DefaultConfig(), &sim.BaseProtocol{})
 					if !res.Outcome.OK || res.Outcome.Answer != strconv.Itoa(in.Optimal) {
 						t.Fatalf("outcome %+v, want optimal length %d", res.Outcome, in.Optimal)
 					}
@@ -156,7 +155,7 @@ func TestParallelTrivial(t *testing.T) {
 				p.Puzzle[i] = int64(v)
 			}
 			p.Workers = int64(workers)
-			_, res, _ := parRun(t, p, workers, sim.DefaultConfig(), &plain{})
+			_, res, _ := parRun(t, p, workers, sim.DefaultConfig(), &sim.BaseProtocol{})
 			if !res.Outcome.OK || res.Outcome.Answer != c.want {
 				t.Errorf("%s on %d workers: %+v, want %s", c.board, workers, res.Outcome, c.want)
 			}
@@ -168,15 +167,15 @@ func TestParallelTrivial(t *testing.T) {
 func TestParallelDeterministic(t *testing.T) {
 	loadKorf(t)
 	p := korfParams(12, 5, "random")
-	_, a, _ := parRun(t, p, 5, sim.DefaultConfig(), &plain{})
-	_, b, _ := parRun(t, p, 5, sim.DefaultConfig(), &plain{})
+	_, a, _ := parRun(t, p, 5, sim.DefaultConfig(), &sim.BaseProtocol{})
+	_, b, _ := parRun(t, p, 5, sim.DefaultConfig(), &sim.BaseProtocol{})
 	if a.Makespan != b.Makespan || a.Events != b.Events || a.Stats != b.Stats || a.Outcome != b.Outcome {
 		t.Fatalf("two runs differ: %v/%d vs %v/%d", a.Makespan, a.Events, b.Makespan, b.Events)
 	}
 	differ := false
 	for seed := int64(2); seed < 5 && !differ; seed++ {
 		p.Seed = seed
-		_, c, _ := parRun(t, p, 5, sim.DefaultConfig(), &plain{})
+		_, c, _ := parRun(t, p, 5, sim.DefaultConfig(), &sim.BaseProtocol{})
 		if !c.Outcome.OK {
 			t.Fatalf("seed %d: %+v", seed, c.Outcome)
 		}
@@ -273,7 +272,7 @@ func TestParallelRestartUnderFailures(t *testing.T) {
 	cfg.Spares = 2
 	cfg.Failures = sim.ScriptedFailures
 	cfg.Planned = []sim.ScriptedFailure{{Node: 1, Progress: 0.3, ByProgress: true}, {Node: 3, Progress: 0.6, ByProgress: true}}
-	_, clean, _ := parRun(t, korfParams(55, 4, "random"), 4, sim.DefaultConfig(), &plain{})
+	_, clean, _ := parRun(t, korfParams(55, 4, "random"), 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 	_, res, _ := parRun(t, korfParams(55, 4, "random"), 4, cfg, none.New())
 	if !res.Outcome.OK || res.Outcome.Answer != "41" || res.Stats.Restarts < 1 || res.Stats.Failures != 2 {
 		t.Fatalf("outcome %+v, restarts %d, failures %d", res.Outcome, res.Stats.Restarts, res.Stats.Failures)
@@ -288,11 +287,11 @@ func TestParallelRestartUnderFailures(t *testing.T) {
 func midRunWorkers(t *testing.T) (*Workload, []*Worker) {
 	t.Helper()
 	loadKorf(t)
-	w, res, _ := parRun(t, korfParams(12, 4, "round_robin"), 4, sim.DefaultConfig(), &plain{})
+	w, res, _ := parRun(t, korfParams(12, 4, "round_robin"), 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 	cfg := sim.DefaultConfig()
 	cfg.Nodes = 4
 	cfg.Limit = res.Makespan * 2 / 3
-	rt, err := sim.New(cfg, w, &plain{})
+	rt, err := sim.New(cfg, w, &sim.BaseProtocol{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"ftsim/sim/simtest"
 )
 
-type plain struct{ sim.BaseProtocol }
 
 func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
 	t.Helper()
@@ -66,7 +65,7 @@ func TestDistributedMatchesReference(t *testing.T) {
 			if bx, by, bz := w.Blocks(); [3]int{bx, by, bz} != c.want {
 				t.Fatalf("decomposition %d×%d×%d, want %v", bx, by, bz, c.want)
 			}
-			res := run(t, p, c.nodes, sim.DefaultConfig(), &plain{})
+			res := run(t, p, c.nodes, sim.DefaultConfig(), &sim.BaseProtocol{})
 			ref := NewGrid3(c.nx, c.ny, c.nz, 7)
 			ref.Run(c.iters)
 			if !res.Outcome.OK || res.Outcome.Digest != ref.Digest() || res.Outcome.Answer != fmt.Sprintf("%.17g", ref.Sum()) {
@@ -78,7 +77,7 @@ func TestDistributedMatchesReference(t *testing.T) {
 
 // The defaults run on a small cluster and match the reference.
 func TestDefaults(t *testing.T) {
-	res := run(t, DefaultParams(), 4, sim.DefaultConfig(), &plain{})
+	res := run(t, DefaultParams(), 4, sim.DefaultConfig(), &sim.BaseProtocol{})
 	if !res.Outcome.OK {
 		t.Fatalf("outcome %+v", res.Outcome)
 	}
@@ -113,7 +112,7 @@ func TestMakespanByHand(t *testing.T) {
 			p := DefaultParams()
 			p.NX, p.NY, p.NZ, p.Iterations, p.Blocks = c.n, c.n, c.n, 3, c.blocks
 			p.ModeledNX, p.ModeledNY, p.ModeledNZ = c.modeled, c.modeled, c.modeled
-			res := run(t, p, c.nodes, sim.DefaultConfig(), &plain{})
+			res := run(t, p, c.nodes, sim.DefaultConfig(), &sim.BaseProtocol{})
 			if !res.Outcome.OK || res.Makespan != c.want {
 				t.Fatalf("makespan %d ns, want %d; outcome %+v", res.Makespan, c.want, res.Outcome)
 			}

@@ -6,7 +6,6 @@ import (
 	"ftsim/sim"
 )
 
-type plain struct{ sim.BaseProtocol }
 
 func TestFaultFreeTimeIsExact(t *testing.T) {
 	cases := []struct {
@@ -30,7 +29,7 @@ func TestFaultFreeTimeIsExact(t *testing.T) {
 			cfg.Nodes = c.nodes
 			cfg.Bandwidth = 1e9
 			cfg.Latency = 2 * sim.Microsecond
-			rt, _ := sim.New(cfg, w, &plain{})
+			rt, _ := sim.New(cfg, w, &sim.BaseProtocol{})
 			res := rt.Run()
 			if !res.Finished || !res.Outcome.OK {
 				t.Fatalf("finished %v outcome %+v", res.Finished, res.Outcome)
