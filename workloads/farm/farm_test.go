@@ -12,7 +12,6 @@ import (
 	"ftsim/sim/simtest"
 )
 
-
 func build(t *testing.T, p Params, nodes int) *Workload {
 	t.Helper()
 	w, err := New(p, nodes, nil)

@@ -12,7 +12,6 @@ import (
 	"ftsim/sim"
 )
 
-
 // parRun runs the workload to completion and returns the result with the
 // final workers.
 func parRun(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) (*Workload, sim.Result, []sim.Object) {

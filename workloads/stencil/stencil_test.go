@@ -11,7 +11,6 @@ import (
 	"ftsim/sim/simtest"
 )
 
-
 func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
 	t.Helper()
 	w, err := New(p, nodes, nil)

@@ -6,7 +6,6 @@ import (
 	"ftsim/sim"
 )
 
-
 func TestFaultFreeTimeIsExact(t *testing.T) {
 	cases := []struct {
 		name     string
