@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"time"
 )
@@ -56,11 +55,4 @@ func TransferTime(size int64, rate float64) Time {
 		return 0
 	}
 	return Time(math.Ceil(float64(size) * 1e9 / rate))
-}
-
-func (t Time) check() error {
-	if t < 0 {
-		return fmt.Errorf("negative time %d", int64(t))
-	}
-	return nil
 }

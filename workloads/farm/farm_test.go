@@ -24,15 +24,7 @@ func build(t *testing.T, p Params, nodes int) *Workload {
 func run(t *testing.T, w *Workload, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
 	t.Helper()
 	cfg.Nodes = nodes
-	rt, err := sim.New(cfg, w, proto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := rt.Run()
-	if !res.Finished {
-		t.Fatalf("run did not finish: %+v", res.Outcome)
-	}
-	return res
+	return simtest.Run(t, cfg, w, proto)
 }
 
 func small() Params {

@@ -6,6 +6,7 @@ import (
 
 	"ftsim/models/none"
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
@@ -15,15 +16,7 @@ func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) 
 		t.Fatal(err)
 	}
 	cfg.Nodes = nodes
-	rt, err := sim.New(cfg, w, proto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := rt.Run()
-	if !res.Finished {
-		t.Fatal("run did not finish")
-	}
-	return res
+	return simtest.Run(t, cfg, w, proto)
 }
 
 // Every tiling, boundary and graph ends with the sequential reference.

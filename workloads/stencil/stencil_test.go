@@ -18,15 +18,7 @@ func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) 
 		t.Fatal(err)
 	}
 	cfg.Nodes = nodes
-	rt, err := sim.New(cfg, w, proto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := rt.Run()
-	if !res.Finished {
-		t.Fatalf("run did not finish: %+v", res.Outcome)
-	}
-	return res
+	return simtest.Run(t, cfg, w, proto)
 }
 
 // Every decomposition, given or chosen, ends with the sequential sweep's
