@@ -26,6 +26,26 @@ type Stats struct {
 
 	PeakMem  [numMemKinds]int64 // peak bytes held cluster-wide, by MemKind
 	memTotal [numMemKinds]int64
+
+	// Metrics are figures a protocol measures its own way, by name (mlog's
+	// restart time as the paper measures it, say); nil when there are none.
+	Metrics map[string]float64
+}
+
+// SetMetric records a protocol-specific figure under name, replacing an
+// earlier value. Names are snake_case with a unit suffix (restart_s).
+func (s *Stats) SetMetric(name string, v float64) {
+	if s.Metrics == nil {
+		s.Metrics = map[string]float64{}
+	}
+	s.Metrics[name] = v
+}
+
+// Finisher is implemented by protocols that compute figures once the run is
+// over (SetMetric from a probe's records): OnFinish runs after the last
+// event, before the run's Result is taken.
+type Finisher interface {
+	OnFinish()
 }
 
 // Result is the record of one run.
@@ -66,6 +86,9 @@ func (rt *Runtime) result() Result {
 	}
 	for i := range rt.nodes {
 		rt.countHeartbeats(NodeID(i), end)
+	}
+	if f, ok := rt.proto.(Finisher); ok {
+		f.OnFinish()
 	}
 	r := Result{Finished: rt.finished, Makespan: end, Stats: rt.stats,
 		Recoveries: rt.failRecs, Events: rt.eng.executed}
