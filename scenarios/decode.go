@@ -39,6 +39,7 @@ type node struct {
 	name string   // the key as errors print it: "failures.scripted[1]"
 	line int      // its line when known, 0 to look it up
 	elem span     // the array element it is in, if any
+	at   int      // 1 + its index when it is an element of an array, else 0
 }
 
 // span is the range of lines [lo, hi) of one array element; hi is 0 for
@@ -105,8 +106,8 @@ func (w *walker) fields(n node, m map[string]toml.Primitive, rv reflect.Value) e
 	fs := structFields(rv.Type())
 	for _, c := range w.children(n, m) {
 		k := c.key[len(c.key)-1]
-		if w.params && len(n.key) == 1 && k == "kind" {
-			continue // the section's kind is the loader's business
+		if w.params && len(n.key) == 1 && (k == "kind" || k == "label") {
+			continue // the section's kind and label are the loader's business
 		}
 		f, ok := lookupField(fs, k)
 		if !ok {
@@ -124,7 +125,7 @@ func (w *walker) value(n node, v reflect.Value, signed bool) error {
 	t := v.Type()
 	switch {
 	case t == reflect.TypeFor[*Section]():
-		if v.IsNil() { // a Scenario built in Go rather than by Default
+		if v.IsNil() { // a [[protocols]] entry, or a Scenario built in Go rather than by Default
 			v.Set(reflect.ValueOf(newSection(n.key[len(n.key)-1], "")))
 		}
 		return w.section(n, v.Interface().(*Section))
@@ -174,7 +175,7 @@ func (w *walker) array(n node, v reflect.Value, signed bool) error {
 		if i+1 < len(lines) {
 			sp.hi = max(lines[i+1], sp.lo+1) // elements on one line share it
 		}
-		e := node{p: p, key: n.key, name: fmt.Sprintf("%s[%d]", n.name, i), line: lines[i], elem: sp}
+		e := node{p: p, key: n.key, name: fmt.Sprintf("%s[%d]", n.name, i), line: lines[i], elem: sp, at: i + 1}
 		if err := w.value(e, s.Index(i), signed); err != nil {
 			return err
 		}
@@ -215,10 +216,21 @@ func (w *walker) section(n node, sec *Section) error {
 	if !ok {
 		return w.errorf(n, "want a table, got %s", w.rawType(n.p))
 	}
-	l := layer{src: w.doc.src, text: w.doc.text, lines: map[string]int{}}
+	l := layer{src: w.doc.src, text: w.doc.text, table: n.key[0], elem: n.at, lines: map[string]int{}}
+	if sec.name == "" || n.at > 0 {
+		sec.name = l.name()
+	}
 	kind, kindSet := "", false
 	for _, c := range w.children(n, m) {
 		k := c.key[len(c.key)-1]
+		if k == "label" && n.at > 0 {
+			if err := w.doc.md.PrimitiveDecode(c.p, &sec.label); err != nil {
+				return w.errorf(c, "want a string, got %s", w.rawType(c.p))
+			}
+			sec.labelAt = origin{src: w.doc.src, line: w.line(c)}
+			w.record(c)
+			continue
+		}
 		if k != "kind" {
 			l.keys = append(l.keys, k)
 			l.lines[k] = w.line(c)

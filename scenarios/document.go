@@ -155,6 +155,17 @@ func (d *document) elementLines(key toml.Key, arr pos, n int) []int {
 	return lines
 }
 
+// elementSpan returns the line and span of element i of the n-element
+// array of tables at key, whose value is arr.
+func elementSpan(d *document, key toml.Key, arr toml.Primitive, n, i int) (int, span) {
+	lines := d.elementLines(key, d.probe(arr), n)
+	sp := span{lo: lines[i]}
+	if i+1 < n {
+		sp.hi = max(lines[i+1], sp.lo+1)
+	}
+	return lines[i], sp
+}
+
 // scanArray fills lines with the line on which each element of the
 // inline array starting at text[start:] (just inside "[") begins. The text
 // is valid TOML, already parsed, so only strings, comments and nesting

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Scenario is one simulated experiment: the machine, its failures, how
@@ -29,6 +30,15 @@ type Scenario struct {
 	// packages decode with Section.Decode.
 	Workload *Section `toml:"workload"`
 	Protocol *Section `toml:"protocol"`
+
+	// Protocols, when not empty, replaces Protocol: the [[protocols]]
+	// entries are compared on the same failure traces (see WithProtocol).
+	Protocols []*Section `toml:"protocols"`
+	// Sweep declares the points the scenario is run at.
+	Sweep Sweep `toml:"sweep"`
+	// Published are figures from the literature that results print beside
+	// the simulated ones.
+	Published []Published `toml:"published"`
 
 	// File is the name the scenario was loaded or parsed from; errors
 	// found later (Validate) name it.
@@ -111,6 +121,28 @@ type Detection struct {
 	HeartbeatBytes Size     `toml:"heartbeat_bytes"` // size of one heartbeat message
 }
 
+// Sweep is the [sweep] table: a scenario run at several points.
+type Sweep struct {
+	// Vary lists varied keys as the command line's --vary takes them,
+	// "key=v1,v2,...": the points are the cartesian product, the first key
+	// outermost.
+	Vary []string `toml:"vary"`
+}
+
+// Published is one [[published]] figure: a value from a paper and where the
+// simulation computes the same figure.
+type Published struct {
+	Source string  `toml:"source"` // where in the paper ("Table 1", "Fig. 10")
+	Point  string  `toml:"point"`  // settings of a point, "key=value;key=value" in any order; "" for the only point
+	Metric string  `toml:"metric"` // a numeric result column, or a protocol metric
+	Value  float64 `toml:"value"`  // the published figure
+	Unit   string  `toml:"unit"`   // for display
+	// RatioTo, when set, is another point: the simulated figure is then
+	// metric(RatioTo) / metric(Point), a speedup when the metric is a time.
+	RatioTo string `toml:"ratio_to"`
+	Note    string `toml:"note"` // free text (how the value was read)
+}
+
 // Default returns the scenario every file starts from: the value of each
 // absent key.
 func Default() *Scenario {
@@ -160,8 +192,40 @@ func (s *Scenario) Clone() *Scenario {
 	c.Failures.Scripted = slices.Clone(s.Failures.Scripted)
 	c.Workload = s.Workload.clone()
 	c.Protocol = s.Protocol.clone()
+	c.Protocols = slices.Clone(s.Protocols)
+	for i, p := range c.Protocols {
+		c.Protocols[i] = p.clone()
+	}
+	c.Sweep.Vary = slices.Clone(s.Sweep.Vary)
+	c.Published = slices.Clone(s.Published)
 	c.origins = maps.Clone(s.origins)
 	return &c
+}
+
+// ProtocolLabels returns the labels of the [[protocols]] entries in file
+// order, or nil when the scenario has a single [protocol].
+func (s *Scenario) ProtocolLabels() []string {
+	var ls []string
+	for _, p := range s.Protocols {
+		ls = append(ls, p.Label())
+	}
+	return ls
+}
+
+// WithProtocol returns a copy of s whose [protocol] is the [[protocols]]
+// entry labelled label, and which has no [[protocols]]. Errors about the
+// entry's keys still name "protocols[i]" and its line.
+func (s *Scenario) WithProtocol(label string) (*Scenario, error) {
+	for _, p := range s.Protocols {
+		if p.Label() == label {
+			c := s.Clone()
+			c.Protocol = p.clone()
+			c.Protocol.table = "protocol"
+			c.Protocols = nil
+			return c, nil
+		}
+	}
+	return nil, s.errorf("protocols", "no [[protocols]] entry is labelled %q (have %s)", label, strings.Join(s.ProtocolLabels(), ", "))
 }
 
 // Resolve returns path resolved against the scenario file's directory

@@ -1,10 +1,13 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Section is the [workload] or [protocol] table of a scenario: a kind that
@@ -19,18 +22,31 @@ import (
 // the file, line and key of a bad value, and sections are safe to share
 // between goroutines once loaded.
 type Section struct {
-	table  string  // "workload" or "protocol"
-	kind   string  // selected implementation
-	kindAt origin  // where kind was set, zero for the default
-	layers []layer // documents that set keys here, in order; immutable once appended
+	table   string  // "workload" or "protocol", or "protocols" for an entry of [[protocols]]
+	kind    string  // selected implementation
+	kindAt  origin  // where kind was set, zero for the default
+	label   string  // name of a [[protocols]] entry, empty for a plain table
+	name    string  // how errors name the table ("protocols[1]"); table when empty
+	labelAt origin  // where label was set
+	layers  []layer // documents that set keys here, in order; immutable once appended
 }
 
 // layer is one document's share of a section.
 type layer struct {
 	src   source
 	text  string         // the whole document, re-parsed by Decode
-	keys  []string       // the section's keys it sets, in document order, without kind
+	table string         // the table holding the keys in text ("protocol", "protocols")
+	elem  int            // 1 + the index of the table in an array of tables, 0 for a plain table
+	keys  []string       // the section's keys it sets, in document order, without kind and label
 	lines map[string]int // line of each of keys
+}
+
+// name is how errors name the layer's table: "protocol" or "protocols[1]".
+func (l *layer) name() string {
+	if l.elem == 0 {
+		return l.table
+	}
+	return fmt.Sprintf("%s[%d]", l.table, l.elem-1)
 }
 
 // newSection returns an empty section of a table with a default kind.
@@ -43,6 +59,18 @@ func newSection(table, kind string) *Section {
 func (sec *Section) Kind() string {
 	if sec == nil {
 		return ""
+	}
+	return sec.kind
+}
+
+// Label returns the name of a [[protocols]] entry: its label key, else its
+// kind. It is the kind for a plain [protocol] or [workload] table.
+func (sec *Section) Label() string {
+	if sec == nil {
+		return ""
+	}
+	if sec.label != "" {
+		return sec.label
 	}
 	return sec.kind
 }
@@ -97,12 +125,21 @@ func (sec *Section) Decode(v any) error {
 		if err != nil {
 			return err // not reached: the text parsed when it was loaded
 		}
-		p, ok := doc.primitive([]string{sec.table})
+		p, ok := doc.primitive([]string{l.table})
 		if !ok {
 			continue
 		}
+		n := node{p: p, key: []string{l.table}, name: l.name()}
+		if l.elem > 0 {
+			var elems []toml.Primitive
+			if doc.md.PrimitiveDecode(p, &elems) != nil || len(elems) < l.elem {
+				continue // not reached: the layer was recorded from this element
+			}
+			n.p = elems[l.elem-1]
+			n.line, n.elem = elementSpan(doc, n.key, p, len(elems), l.elem-1)
+		}
 		w := walker{doc: doc, params: true}
-		if err := w.table(node{p: p, key: []string{sec.table}, name: sec.table}, rv.Elem()); err != nil {
+		if err := w.table(n, rv.Elem()); err != nil {
 			return err
 		}
 	}
@@ -117,15 +154,18 @@ func (sec *Section) Errorf(key, format string, args ...any) error {
 	if sec == nil {
 		return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
 	}
-	full := sec.table + "." + key
-	if key == "kind" && sec.kindAt != (origin{}) {
+	full := cmp.Or(sec.name, sec.table) + "." + key
+	switch {
+	case key == "kind" && sec.kindAt != (origin{}):
 		return sec.kindAt.src.errorf(sec.kindAt.line, full, format, args...)
+	case key == "label" && sec.labelAt != (origin{}):
+		return sec.labelAt.src.errorf(sec.labelAt.line, full, format, args...)
 	}
 	top, _, _ := strings.Cut(key, ".")
 	for i := len(sec.layers) - 1; i >= 0; i-- {
 		l := sec.layers[i]
 		if line, ok := l.lines[top]; ok {
-			return l.src.errorf(line, full, format, args...)
+			return l.src.errorf(line, l.name()+"."+key, format, args...)
 		}
 	}
 	return &Error{Key: full, Msg: fmt.Sprintf(format, args...)}

@@ -37,6 +37,9 @@ func (s *Scenario) Validate() error {
 	v.failures()
 	v.detection()
 	v.sections()
+	v.protocols()
+	v.sweep()
+	v.published()
 	if v.err != nil {
 		return v.err
 	}
@@ -176,4 +179,96 @@ func (v *validator) sections() {
 	}{{"workload.kind", v.s.Workload}, {"protocol.kind", v.s.Protocol}} {
 		v.check(sec.s != nil && sec.s.Kind() != "", sec.key, "must be set")
 	}
+}
+
+// protocols checks the [[protocols]] entries: each has a kind and a label
+// no other entry has, and no [protocol] table competes with them.
+func (v *validator) protocols() {
+	if len(v.s.Protocols) == 0 {
+		return
+	}
+	if p := v.s.Protocol; p.Has("kind") || len(p.Keys()) > 0 {
+		key := "kind"
+		if !p.Has("kind") {
+			key = p.Keys()[0]
+		}
+		if v.err == nil {
+			v.err = asError(p.Errorf(key, "a scenario has either one [protocol] table or [[protocols]] entries to compare, not both"))
+		}
+	}
+	seen := map[string]bool{}
+	for i, p := range v.s.Protocols {
+		key := fmt.Sprintf("protocols[%d]", i)
+		v.check(p.Kind() != "", key, "needs a kind")
+		l := p.Label()
+		if l == "" || v.err != nil {
+			continue
+		}
+		if strings.ContainsAny(l, ";=, \t") && v.err == nil {
+			v.err = asError(p.Errorf("label", "%q: a label must not contain spaces, ';', '=' or ','", l))
+		}
+		if seen[l] && v.err == nil {
+			key := "kind"
+			if p.label != "" {
+				key = "label"
+			}
+			v.err = asError(p.Errorf(key, "%q labels two entries: give each entry a distinct label", l))
+		}
+		seen[l] = true
+	}
+}
+
+// sweep checks that [sweep] varies have the key=v1,v2 form; their keys and
+// values are checked when the sweep is built.
+func (v *validator) sweep() {
+	for i, x := range v.s.Sweep.Vary {
+		key, vals, ok := strings.Cut(x, "=")
+		v.check(ok && strings.TrimSpace(key) != "" && strings.TrimSpace(vals) != "",
+			v.s.blame(fmt.Sprintf("sweep.vary[%d]", i), "sweep.vary"),
+			"%q: want key=v1,v2,... such as cluster.nodes=64,128", x)
+	}
+}
+
+// published checks that each [[published]] figure names a metric, a finite
+// value and points written as key=value;key=value.
+func (v *validator) published() {
+	for i, p := range v.s.Published {
+		at := func(k string) string {
+			return v.s.blame(fmt.Sprintf("published[%d].%s", i, k), fmt.Sprintf("published[%d]", i))
+		}
+		v.check(p.Metric != "", at("metric"), "needs a metric (a result column such as makespan_s)")
+		v.check(!math.IsNaN(p.Value) && !math.IsInf(p.Value, 0), at("value"), "must be finite, got %g", p.Value)
+		for _, k := range []string{"point", "ratio_to"} {
+			text := p.Point
+			if k == "ratio_to" {
+				text = p.RatioTo
+			}
+			_, err := ParsePoint(text)
+			v.check(err == nil, at(k), "%v", err)
+		}
+	}
+}
+
+// asError converts the *Error Section.Errorf returns.
+func asError(err error) *Error {
+	e, _ := err.(*Error)
+	return e
+}
+
+// ParsePoint parses a point written "key=value;key=value" into its
+// settings in the order written; "" is the point with no settings.
+func ParsePoint(text string) ([][2]string, error) {
+	var out [][2]string
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	for part := range strings.SplitSeq(text, ";") {
+		k, val, ok := strings.Cut(part, "=")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
+		if !ok || k == "" || val == "" {
+			return nil, fmt.Errorf("point %q: want key=value;key=value, such as protocol=cpr;cluster.nodes=64", text)
+		}
+		out = append(out, [2]string{k, val})
+	}
+	return out, nil
 }

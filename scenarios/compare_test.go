@@ -1,0 +1,128 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+// cprParams stands for a protocol package's parameter struct.
+type cprParams struct {
+	Interval Duration `toml:"interval"`
+	Tier     string   `toml:"tier"`
+}
+
+const compareFile = `name = "cmp"
+[workload]
+kind = "life"
+
+[[protocols]]
+kind = "none"
+
+[[protocols]]
+label = "cpr-fast"
+kind = "cpr"
+interval = "10s"
+
+[[protocols]]
+label = "cpr-slow"
+kind = "cpr"
+interval = "60s"
+tier = "pfs"
+
+[sweep]
+vary = ["cluster.nodes=4,8"]
+
+[[published]]
+source = "Table 1"
+point = "protocol=cpr-fast;cluster.nodes=4"
+metric = "makespan_s"
+value = 12.5
+`
+
+func TestProtocolsEntries(t *testing.T) {
+	s, err := Parse("cmp.toml", []byte(compareFile), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.ProtocolLabels(), ","); got != "none,cpr-fast,cpr-slow" {
+		t.Fatalf("labels %s", got)
+	}
+	for _, tc := range []struct {
+		label     string
+		overrides []string
+		want      cprParams
+	}{
+		{"cpr-fast", nil, cprParams{Interval: 10 * Second, Tier: "memory"}},
+		{"cpr-slow", nil, cprParams{Interval: 60 * Second, Tier: "pfs"}},
+		{"cpr-slow", []string{"protocol.interval=5s"}, cprParams{Interval: 5 * Second, Tier: "pfs"}},
+	} {
+		c, err := s.WithProtocol(tc.label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range tc.overrides {
+			if err := c.Set(o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.Protocol.Kind() != "cpr" || len(c.Protocols) != 0 {
+			t.Fatalf("%s: kind %q, %d entries left", tc.label, c.Protocol.Kind(), len(c.Protocols))
+		}
+		p := cprParams{Tier: "memory"}
+		if err := c.Protocol.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if p != tc.want {
+			t.Errorf("%s %v: got %+v, want %+v", tc.label, tc.overrides, p, tc.want)
+		}
+	}
+	if _, err := s.WithProtocol("mlog"); err == nil {
+		t.Error("an unknown label was accepted")
+	}
+	if len(s.Published) != 1 || s.Published[0].Value != 12.5 || s.Sweep.Vary[0] != "cluster.nodes=4,8" {
+		t.Errorf("published %+v, sweep %+v", s.Published, s.Sweep)
+	}
+	// An entry's keys are decoded strictly, with the entry's line.
+	c, _ := s.WithProtocol("cpr-slow")
+	err = c.Protocol.Decode(&struct {
+		Interval Duration `toml:"interval"`
+	}{})
+	if err == nil || err.Error() != `cmp.toml:17: unknown key "protocols[2].tier"` {
+		t.Errorf("strict decode of an entry: %v", err)
+	}
+	if err := c.Protocol.Errorf("interval", "too long"); err.Error() != "cmp.toml:16: protocols[2].interval: too long" {
+		t.Errorf("Errorf: %v", err)
+	}
+}
+
+func TestProtocolsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"both tables", "[protocol]\nkind = \"cpr\"\n[[protocols]]\nkind = \"none\"\n",
+			"x.toml:2: protocol.kind: a scenario has either one [protocol] table or [[protocols]] entries to compare, not both"},
+		{"no kind", "[[protocols]]\nkind = \"none\"\n[[protocols]]\nlabel = \"x\"\n",
+			"x.toml:3: protocols[1]: needs a kind"},
+		{"duplicate label", "[[protocols]]\nkind = \"cpr\"\n[[protocols]]\nkind = \"cpr\"\n",
+			`x.toml:4: protocols[1].kind: "cpr" labels two entries: give each entry a distinct label`},
+		{"bad label", "[[protocols]]\nkind = \"cpr\"\nlabel = \"a;b\"\n",
+			`x.toml:3: protocols[0].label: "a;b": a label must not contain spaces, ';', '=' or ','`},
+		{"label type", "[[protocols]]\nkind = \"cpr\"\nlabel = 3\n",
+			`x.toml:3: protocols[0].label: want a string, got an integer`},
+		{"bad vary", "[sweep]\nvary = [\"cluster.nodes\"]\n",
+			`x.toml:2: sweep.vary: "cluster.nodes": want key=v1,v2,... such as cluster.nodes=64,128`},
+		{"no metric", "[[published]]\nvalue = 3\n",
+			`x.toml:1: published[0]: needs a metric (a result column such as makespan_s)`},
+		{"bad point", "[[published]]\nmetric = \"makespan_s\"\nvalue = 1\npoint = \"nodes\"\n",
+			`x.toml:4: published[0].point: point "nodes": want key=value;key=value, such as protocol=cpr;cluster.nodes=64`},
+		{"unknown key", "[[published]]\nmetric = \"makespan_s\"\nvalu = 1\n",
+			`x.toml:3: unknown key "published[0].valu" (did you mean "value"?)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("x.toml", []byte(tc.text), nil)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got  %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
