@@ -2,7 +2,10 @@ package experiment
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"ftsim/sim"
 )
@@ -42,6 +45,8 @@ type Record struct {
 	Unrecoverable   int     `json:"unrecoverable"`
 	Note            string  `json:"note"`
 	Events          uint64  `json:"events"`
+	// Metrics are figures the protocol measures its own way (sim.Stats.Metrics).
+	Metrics map[string]float64 `json:"metrics,omitempty"`
 }
 
 // Columns are the CSV header, in the order of Row.
@@ -49,7 +54,7 @@ var columns = []string{"scenario", "workload", "protocol", "nodes", "rep", "seed
 	"makespan_s", "baseline_s", "fault_free_s", "overhead", "efficiency", "failures", "detected",
 	"restarts", "recovery_s_mean", "app_msgs", "extra_msgs", "app_bytes", "extra_bytes",
 	"heartbeat_msgs", "lost_msgs", "checkpoints", "checkpoint_bytes", "peak_mem_bytes",
-	"digest_ok", "digest", "answer", "unrecoverable", "note", "events"}
+	"digest_ok", "digest", "answer", "unrecoverable", "note", "events", "metrics"}
 
 // Columns returns the CSV header.
 func Columns() []string { return append([]string(nil), columns...) }
@@ -64,7 +69,41 @@ func (r *Record) Row() []string {
 		f(r.Overhead), f(r.Efficiency), i(int64(r.Failures)), i(int64(r.Detected)), i(int64(r.Restarts)),
 		f(r.RecoverySMean), i(r.AppMsgs), i(r.ExtraMsgs), i(r.AppBytes), i(r.ExtraBytes),
 		i(r.HeartbeatMsgs), i(r.LostMsgs), i(int64(r.Checkpoints)), i(r.CheckpointBytes), i(r.PeakMemBytes),
-		b(r.DigestOK), r.Digest, r.Answer, i(int64(r.Unrecoverable)), r.Note, strconv.FormatUint(r.Events, 10)}
+		b(r.DigestOK), r.Digest, r.Answer, i(int64(r.Unrecoverable)), r.Note, strconv.FormatUint(r.Events, 10),
+		r.metricsText()}
+}
+
+// metricsText writes Metrics as "name=value;name=value", names sorted.
+func (r *Record) metricsText() string {
+	parts := make([]string, 0, len(r.Metrics))
+	for _, k := range slices.Sorted(maps.Keys(r.Metrics)) {
+		parts = append(parts, k+"="+strconv.FormatFloat(r.Metrics[k], 'g', -1, 64))
+	}
+	return strings.Join(parts, ";")
+}
+
+// Metric returns the numeric figure called name: a numeric column of the
+// record (makespan_s, overhead, extra_msgs...) or one of its Metrics.
+func (r *Record) Metric(name string) (float64, bool) {
+	if x, ok := r.Metrics[name]; ok {
+		return x, true
+	}
+	i := slices.Index(columns, name)
+	if i < 0 {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(r.Row()[i], 64)
+	return x, err == nil && numericColumn(name)
+}
+
+// numericColumn reports whether a column holds a number (not a name, a
+// flag or a digest).
+func numericColumn(name string) bool {
+	switch name {
+	case "scenario", "workload", "protocol", "finished", "digest_ok", "digest", "answer", "note", "metrics", "seed", "rep":
+		return false
+	}
+	return true
 }
 
 // JSON returns the record as one line of JSON.
@@ -80,7 +119,7 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		peak += m
 	}
 	r := Record{
-		Scenario: p.Scenario.Name, Workload: p.Scenario.Workload.Kind(), Protocol: p.Scenario.Protocol.Kind(),
+		Scenario: p.Scenario.Name, Workload: p.Scenario.Workload.Kind(), Protocol: p.Scenario.Protocol.Label(),
 		Nodes: p.Scenario.Cluster.Nodes, Rep: rep, Seed: seed, Finished: res.Finished,
 		MakespanS: res.Makespan.Seconds(), BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(),
 		Failures: st.Failures, Detected: st.Detected, Restarts: st.Restarts, RecoverySMean: res.MeanRecovery(),
@@ -89,6 +128,7 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		Checkpoints: st.Checkpoints, CheckpointBytes: st.CheckpointBytes, PeakMemBytes: peak,
 		DigestOK: res.Outcome.OK, Digest: res.Outcome.Digest, Answer: res.Outcome.Answer,
 		Unrecoverable: st.Unrecoverable, Note: st.UnrecoverableNote, Events: res.Events,
+		Metrics: maps.Clone(st.Metrics),
 	}
 	if r.Note == "" && !res.Outcome.OK {
 		r.Note = res.Outcome.Detail

@@ -26,43 +26,77 @@ type Point struct {
 // Prepare builds a scenario's workload and protocol and runs its two
 // fault-free references. Errors name the scenario file, line and key.
 func Prepare(s *scenarios.Scenario) (*Point, error) {
+	if _, err := buildProtocol(s); err != nil {
+		return nil, err // before the costly fault-free run
+	}
+	b, err := prepareBase(s)
+	if err != nil {
+		return nil, err
+	}
+	return prepareOn(s, b)
+}
+
+// base is what points differing only in their protocol share: the workload
+// (with its sequential reference) and the fault-free run without protocol.
+type base struct {
+	workload sim.Workload
+	baseline sim.Time
+	stats    sim.Stats
+}
+
+// prepareBase builds the workload and runs it without protocol or failures.
+func prepareBase(s *scenarios.Scenario) (*base, error) {
+	if len(s.Protocols) > 0 {
+		return nil, s.Errorf("protocols", "a scenario with [[protocols]] runs as a sweep, one point per entry")
+	}
 	w, err := buildWorkload(s)
 	if err != nil {
 		return nil, err
 	}
-	mk, err := buildProtocol(s)
-	if err != nil {
-		return nil, err
-	}
-	p := &Point{Scenario: s, workload: w, protocol: mk}
 	cfg, err := clusterConfig(s, 0)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Failures, cfg.Planned = sim.NoFailures, nil
-	base, err := p.simulate(cfg, buildNone)
+	rt, err := sim.New(cfg, w, buildNone())
 	if err != nil {
 		return nil, err
 	}
-	if !base.Finished || !base.Outcome.OK {
-		return nil, fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, base.Outcome.Detail)
+	res := rt.Run()
+	if !res.Finished || !res.Outcome.OK {
+		return nil, fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, res.Outcome.Detail)
 	}
-	p.Baseline = base.Makespan
-	p.FaultFree = base.Makespan
-	p.FaultFreeStats = base.Stats
-	if s.Protocol.Kind() != "none" {
-		p.ffProto = mk()
-		rt, err := sim.New(cfg, w, p.ffProto)
-		if err != nil {
-			return nil, err
-		}
-		ff := rt.Run()
-		if !ff.Finished || !ff.Outcome.OK {
-			return nil, fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Kind(), ff.Outcome.Detail)
-		}
-		p.FaultFree = ff.Makespan
-		p.FaultFreeStats = ff.Stats
+	return &base{workload: w, baseline: res.Makespan, stats: res.Stats}, nil
+}
+
+// prepareOn builds s's protocol on a base prepared for a scenario that
+// differs from s at most in its protocol, and runs it without failures.
+func prepareOn(s *scenarios.Scenario, b *base) (*Point, error) {
+	mk, err := buildProtocol(s)
+	if err != nil {
+		return nil, err
 	}
+	p := &Point{Scenario: s, workload: b.workload, protocol: mk,
+		Baseline: b.baseline, FaultFree: b.baseline, FaultFreeStats: b.stats}
+	if s.Protocol.Kind() == "none" {
+		return p, nil
+	}
+	cfg, err := clusterConfig(s, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Failures, cfg.Planned = sim.NoFailures, nil
+	p.ffProto = mk()
+	rt, err := sim.New(cfg, b.workload, p.ffProto)
+	if err != nil {
+		return nil, err
+	}
+	ff := rt.Run()
+	if !ff.Finished || !ff.Outcome.OK {
+		return nil, fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Label(), ff.Outcome.Detail)
+	}
+	p.FaultFree = ff.Makespan
+	p.FaultFreeStats = ff.Stats
 	return p, nil
 }
 

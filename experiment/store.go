@@ -129,7 +129,7 @@ func (pi *PointInfo) CommCompRatio() float64 {
 // NewPointInfo describes a prepared point.
 func NewPointInfo(sp *SweepPoint, p *Point) PointInfo {
 	s := p.Scenario
-	pi := PointInfo{Point: sp.ID, Protocol: s.Protocol.Kind(), Workload: s.Workload.Kind(), Nodes: s.Cluster.Nodes,
+	pi := PointInfo{Point: sp.ID, Protocol: s.Protocol.Label(), Workload: s.Workload.Kind(), Nodes: s.Cluster.Nodes,
 		BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(), PlatformMTBFS: PlatformMTBF(s).Seconds(),
 		Predictions: []StoredPrediction{}}
 	if pi.PlatformMTBFS > 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,44 +189,111 @@ type Sweep struct {
 	Points []SweepPoint
 }
 
+// ProtocolKey is the sweep key that selects a [[protocols]] entry by label.
+const ProtocolKey = "protocol"
+
 // NewSweep builds every point of the sweep up front, so that a bad key or
 // value is reported before any run starts rather than hours into a sweep.
-// Settings of a section's kind (protocol.kind, workload.kind) are applied
-// before the other settings: setting a kind drops the section's keys set
-// before it, which would silently undo a varied protocol.interval.
+//
+// The varied keys are the scenario's own ([sweep] vary), each replaced by a
+// vary of the same key in varies, then the other varies in order. A
+// scenario with [[protocols]] is also varied over its entries, key
+// "protocol", first, unless varies chooses among them.
+//
+// At each point the protocol entry is chosen first, then settings of a
+// section's kind (protocol.kind, workload.kind), then the other settings:
+// setting a kind drops the section's keys set before, which would silently
+// undo a varied protocol.interval.
 func NewSweep(base *scenarios.Scenario, varies []Vary, reps int) (*Sweep, error) {
 	if reps < 1 {
 		return nil, fmt.Errorf("sweep: reps must be ≥ 1, got %d", reps)
 	}
-	seen := map[string]bool{}
-	for _, v := range varies {
-		if seen[v.Key] {
-			return nil, fmt.Errorf("--vary %s: key varied twice", v.Key)
-		}
-		seen[v.Key] = true
-		if len(v.Values) == 0 {
-			return nil, fmt.Errorf("--vary %s: no values", v.Key)
-		}
+	varies, err := effectiveVaries(base, varies)
+	if err != nil {
+		return nil, err
 	}
 	sw := &Sweep{Varies: varies, Reps: reps}
 	for i, set := range Product(varies) {
-		s := base.Clone()
-		for _, pass := range []bool{true, false} {
-			for _, st := range set {
-				if strings.HasSuffix(st.Key, ".kind") != pass {
-					continue
-				}
-				if err := s.Set(st.String()); err != nil {
-					return nil, fmt.Errorf("--vary %s: %w", st, err)
-				}
-			}
+		s, err := applySettings(base, set)
+		if err != nil {
+			return nil, err
 		}
 		if err := s.Validate(); err != nil {
+			return nil, fmt.Errorf("sweep point %s: %w", PointID(set), err)
+		}
+		if _, err := buildProtocol(s); err != nil {
 			return nil, fmt.Errorf("sweep point %s: %w", PointID(set), err)
 		}
 		sw.Points = append(sw.Points, SweepPoint{Index: i, ID: PointID(set), Settings: set, Scenario: s})
 	}
 	return sw, nil
+}
+
+// effectiveVaries merges the scenario's [sweep] varies with the command
+// line's and adds the [[protocols]] entries, checking that no key is varied
+// twice.
+func effectiveVaries(base *scenarios.Scenario, cli []Vary) ([]Vary, error) {
+	var out []Vary
+	if labels := base.ProtocolLabels(); labels != nil && !slices.ContainsFunc(cli, func(v Vary) bool { return v.Key == ProtocolKey }) {
+		out = append(out, Vary{Key: ProtocolKey, Values: labels})
+	}
+	for _, text := range base.Sweep.Vary {
+		v, err := ParseVary(text)
+		if err != nil {
+			return nil, base.Errorf("sweep.vary", "%v", err)
+		}
+		if slices.ContainsFunc(out, func(x Vary) bool { return x.Key == v.Key }) {
+			return nil, base.Errorf("sweep.vary", "%s is varied twice", v.Key)
+		}
+		if i := slices.IndexFunc(cli, func(x Vary) bool { return x.Key == v.Key }); i >= 0 {
+			v = cli[i] // the command line replaces the file's values
+		}
+		out = append(out, v)
+	}
+	for _, v := range cli {
+		if len(v.Values) == 0 {
+			return nil, fmt.Errorf("--vary %s: no values", v.Key)
+		}
+		if v.Key == ProtocolKey && base.ProtocolLabels() == nil {
+			return nil, fmt.Errorf("--vary %s: the scenario has no [[protocols]] entries to choose from (vary protocol.kind instead)", v)
+		}
+		if !slices.ContainsFunc(base.Sweep.Vary, func(t string) bool { x, _ := ParseVary(t); return x.Key == v.Key }) {
+			if slices.ContainsFunc(out, func(x Vary) bool { return x.Key == v.Key }) {
+				return nil, fmt.Errorf("--vary %s: key varied twice", v.Key)
+			}
+			if v.Key == ProtocolKey {
+				out = append([]Vary{v}, out...)
+			} else {
+				out = append(out, v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// applySettings returns base with a point's settings applied, in the order
+// NewSweep describes.
+func applySettings(base *scenarios.Scenario, set []Setting) (*scenarios.Scenario, error) {
+	s := base
+	if i := slices.IndexFunc(set, func(st Setting) bool { return st.Key == ProtocolKey }); i >= 0 {
+		var err error
+		if s, err = base.WithProtocol(set[i].Value); err != nil {
+			return nil, fmt.Errorf("--vary %s: %w", set[i], err)
+		}
+	} else {
+		s = base.Clone()
+	}
+	for _, kinds := range []bool{true, false} {
+		for _, st := range set {
+			if st.Key == ProtocolKey || strings.HasSuffix(st.Key, ".kind") != kinds {
+				continue
+			}
+			if err := s.Set(st.String()); err != nil {
+				return nil, fmt.Errorf("--vary %s: %w", st, err)
+			}
+		}
+	}
+	return s, nil
 }
 
 // Runs returns the number of runs of the whole sweep.
@@ -323,6 +391,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	for _, k := range todo {
 		pts[k/sw.Reps].left.Add(1)
 	}
+	bases := newBaseCache(sw, todo)
 	var prog *Progress
 	if o.Progress != nil {
 		prog = NewProgress(o.Progress, len(todo))
@@ -333,7 +402,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	get := func(i int) (*Point, error) {
 		pp := &pts[i]
 		pp.once.Do(func() {
-			p, err := Prepare(sw.Points[i].Scenario)
+			p, err := bases.prepare(i)
 			if err != nil {
 				err = fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
 			} else if o.Prepared != nil {
@@ -424,4 +493,74 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}
 	}
 	return nil
+}
+
+// baseCache shares the workload and the fault-free run without protocol
+// among the points of a sweep that differ only in their protocol settings,
+// so that comparing protocols computes each baseline once.
+type baseCache struct {
+	sw     *Sweep
+	mu     sync.Mutex
+	groups map[string]*baseGroup
+}
+
+// baseGroup is one shared base; it is dropped once every point of the group
+// that has pending runs has been prepared.
+type baseGroup struct {
+	once sync.Once
+	b    *base
+	err  error
+	left int
+}
+
+// newBaseCache counts the points of each group that todo will prepare.
+func newBaseCache(sw *Sweep, todo []int) *baseCache {
+	c := &baseCache{sw: sw, groups: map[string]*baseGroup{}}
+	last := -1
+	for _, k := range todo {
+		if pi := k / sw.Reps; pi != last {
+			last = pi
+			key := baseKey(sw.Points[pi].Settings)
+			if c.groups[key] == nil {
+				c.groups[key] = &baseGroup{}
+			}
+			c.groups[key].left++
+		}
+	}
+	return c
+}
+
+// baseKey identifies the group of a point: its settings other than the
+// protocol's.
+func baseKey(set []Setting) string {
+	var rest []Setting
+	for _, st := range set {
+		if st.Key != ProtocolKey && !strings.HasPrefix(st.Key, ProtocolKey+".") {
+			rest = append(rest, st)
+		}
+	}
+	return PointID(rest)
+}
+
+// prepare prepares point i on its group's base.
+func (c *baseCache) prepare(i int) (*Point, error) {
+	sp := &c.sw.Points[i]
+	key := baseKey(sp.Settings)
+	c.mu.Lock()
+	g := c.groups[key]
+	c.mu.Unlock()
+	if _, err := buildProtocol(sp.Scenario); err != nil {
+		return nil, err
+	}
+	g.once.Do(func() { g.b, g.err = prepareBase(sp.Scenario) })
+	b, err := g.b, g.err
+	c.mu.Lock()
+	if g.left--; g.left == 0 {
+		delete(c.groups, key)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return prepareOn(sp.Scenario, b)
 }

@@ -229,15 +229,12 @@ func TestSweepRun(t *testing.T) {
 }
 
 func TestSweepRunStops(t *testing.T) {
-	sw, err := NewSweep(smallScenario(t), []Vary{{"protocol.kind", []string{"none", "magic"}}}, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = sw.Run(context.Background(), RunOptions{}, func(SweepRecord) error { return nil })
+	// A bad protocol is reported before any run.
+	_, err := NewSweep(smallScenario(t), []Vary{{"protocol.kind", []string{"none", "magic"}}}, 2)
 	if err == nil || !strings.Contains(err.Error(), "protocol.kind=magic") {
-		t.Fatalf("a point that fails to prepare: error %v", err)
+		t.Fatalf("a point whose protocol cannot be built: error %v", err)
 	}
-	sw, err = NewSweep(smallScenario(t), nil, 6)
+	sw, err := NewSweep(smallScenario(t), nil, 6)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,6 +92,15 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return err
 	}
+	if len(s.Protocols) > 0 || len(s.Sweep.Vary) > 0 {
+		// Several protocols or points: run them as a sweep, whose summary
+		// compares the protocols and the published figures.
+		if o.trace != "" {
+			return fmt.Errorf("--trace records one run: %s compares several protocols or points; trace one with 'ftsim run %s --set ...' on a copy holding a single [protocol]", s.File, s.File)
+		}
+		so := &sweepOpts{sets: overrides, out: o.out, workers: o.workers, format: o.format}
+		return so.run(cmd, file)
+	}
 	point, err := experiment.Prepare(s)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,12 +12,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"ftsim/experiment"
+	"ftsim/scenarios"
 )
 
 type sweepOpts struct {
@@ -28,6 +31,7 @@ type sweepOpts struct {
 	shard   string
 	workers int
 	plots   bool
+	format  string // "" or "table": a summary; "json", "csv": every record on stdout
 }
 
 func newSweepCmd() *cobra.Command {
@@ -41,10 +45,17 @@ each point with the same replications: replication r of every point and
 protocol uses the same seed, hence faces the same failure trace, so protocols
 are compared pairwise with small variance.
 
-Sweeps are given on the command line only; the scenario file describes one
-point. Any scenario key can be varied, protocol.kind included; values are
-written as --set takes them. Points are ordered as the keys and values were
-given, the first key outermost. All runs share one pool of workers.
+The scenario's own [sweep] vary list and its [[protocols]] entries (key
+"protocol", one point per entry) are swept too; a --vary of a key the file
+varies replaces the file's values. Any scenario key can be varied,
+protocol.kind included; values are written as --set takes them. Points are
+ordered as the keys and values were given, the first key outermost. All runs
+share one pool of workers; points that differ only in their protocol share
+one workload and one fault-free baseline.
+
+The summary ranks the protocols at each setting of the other keys (ratio to
+the best, paired over replications) and prints the scenario's [[published]]
+figures beside the simulated ones.
 
 With --out, every finished run is appended at once to DIR/runs.csv and
 DIR/runs.jsonl (the run's point in the first column), the sweep definition to
@@ -115,7 +126,10 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return err
 	}
-	meta, err := sweepMeta(file, o.sets, varies, reps, shard)
+	if err := sw.CheckPublished(base); err != nil {
+		return err
+	}
+	meta, err := sweepMeta(file, o.sets, sw.Varies, reps, shard)
 	if err != nil {
 		return err
 	}
@@ -123,8 +137,16 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	var st *experiment.Store
 	opts := experiment.RunOptions{Shard: shard, Workers: o.workers, Progress: cmd.ErrOrStderr()}
 	var recs []experiment.SweepRecord
+	var infos []experiment.PointInfo
+	var infoMu sync.Mutex
 	emit := func(r experiment.SweepRecord) error {
 		recs = append(recs, r)
+		return nil
+	}
+	opts.Prepared = func(sp *experiment.SweepPoint, p *experiment.Point) error {
+		infoMu.Lock()
+		defer infoMu.Unlock()
+		infos = append(infos, experiment.NewPointInfo(sp, p))
 		return nil
 	}
 	if o.out != "" {
@@ -139,6 +161,10 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 		emit = st.Append
 	}
 	w := cmd.OutOrStdout()
+	if o.format == "json" || o.format == "csv" {
+		emit = streamRecords(w, o.format, emit)
+		w = io.Discard // the records are the output
+	}
 	total, mine := sw.Runs(), len(sw.Pending(shard, nil))
 	todo := len(sw.Pending(shard, opts.Skip))
 	fmt.Fprintf(w, "sweep of %s: %d points × %d replications = %d runs", meta.Base, len(sw.Points), reps, total)
@@ -157,7 +183,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 		if err := st.Close(); err != nil && runErr == nil {
 			runErr = err
 		}
-		recs = st.Records()
+		recs, infos = st.Records(), st.Points()
 	}
 	if runErr != nil {
 		if st != nil && len(recs) > 0 {
@@ -167,7 +193,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 		return runErr
 	}
 	fmt.Fprintln(w)
-	printSweepSummary(w, recs, varies)
+	printSweepSummary(w, recs, sw, infos, base.Published)
 	if o.plots {
 		res, err := experiment.ReadStore(o.out)
 		if err != nil {
@@ -204,10 +230,11 @@ func sweepMeta(file string, sets []string, varies []experiment.Vary, reps int, s
 
 // printSweepSummary prints a line per point (means and 95% intervals; ok
 // counts the runs that ended with the reference answer; makespan and
-// efficiency average the finished runs) and the paired makespan ratios
-// between protocols.
-func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, varies []experiment.Vary) {
-	sums := experiment.SummarizePoints(recs, varies)
+// efficiency average the finished runs), the protocols ranked at each
+// setting of the other keys, the paired makespan ratios between protocols,
+// and the published figures beside the simulated ones.
+func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experiment.Sweep, infos []experiment.PointInfo, pubs []scenarios.Published) {
+	sums := experiment.SummarizePoints(recs, sw.Varies)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "point\tprotocol\truns\tfinished\tok\tmakespan_s\t95% CI\tefficiency\toverhead\trecovery_s\tfailures/run\t")
 	for _, s := range sums {
@@ -219,21 +246,125 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, varies []expe
 			num(s.Makespan.Mean), ci(s.Makespan), num(s.Efficiency.Mean), 100*s.Overhead, num(s.Recovery.Mean), num(s.Failures.Mean))
 	}
 	tw.Flush()
-	prs := experiment.PairedRatios(recs, varies, "protocol.kind")
-	if len(prs) == 0 {
-		return
+	for _, c := range experiment.CompareProtocols(recs, sw.Varies, infos) {
+		printComparison(w, c)
 	}
-	fmt.Fprintln(w, "\npaired makespan ratios (replication r of both protocols faces the same failures):")
-	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	for _, p := range prs {
-		at := p.Rest
-		if at == "" {
-			at = "(base)"
+	if prs := experiment.PairedRatios(recs, sw.Varies, experiment.ProtocolVaryKey(sw.Varies)); len(prs) > 0 {
+		fmt.Fprintln(w, "\npaired makespan ratios (replication r of both protocols faces the same failures):")
+		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		for _, p := range prs {
+			at := p.Rest
+			if at == "" {
+				at = "(base)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s/%s\t%s\t95%% CI %s\t%d pairs\tunpaired CI %s\t\n", at, p.Num, p.Den,
+				num(p.Paired.Mean), ci(p.Paired), p.Pairs, ci(p.Unpaired))
 		}
-		fmt.Fprintf(tw, "  %s\t%s/%s\t%s\t95%% CI %s\t%d pairs\tunpaired CI %s\t\n", at, p.Num, p.Den,
-			num(p.Paired.Mean), ci(p.Paired), p.Pairs, ci(p.Unpaired))
+		tw.Flush()
+	}
+	if len(pubs) > 0 {
+		printPublished(w, sw.ComparePublished(pubs, recs))
+	}
+}
+
+// printComparison prints the protocols compared at one setting of the other
+// keys, best first in the ranking column, and says which wins and by how
+// much.
+func printComparison(w io.Writer, c experiment.Comparison) {
+	at := c.Rest
+	if at == "" {
+		at = "the scenario's settings"
+	}
+	fmt.Fprintf(w, "\nprotocols compared at %s (replication r of each faces the same failures):\n", at)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  protocol\tok/runs\tmakespan_s\t95% CI\tvs best (paired)\toverhead\trecovery_s\tefficiency\tpredicted_s\tmodel\t")
+	for _, r := range c.Rows {
+		pred, model := "-", ""
+		if !math.IsNaN(r.Predicted) {
+			pred, model = num(r.Predicted), r.PredictedName
+		}
+		fmt.Fprintf(tw, "  %s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t%s\t%s\t\n", r.Protocol, r.DigestOK, r.Runs,
+			num(r.Makespan.Mean), ci(r.Makespan), num(r.ToBest.Mean), 100*r.Overhead, num(r.Recovery.Mean),
+			num(r.Efficiency.Mean), pred, model)
 	}
 	tw.Flush()
+	if c.Best < 0 {
+		fmt.Fprintln(w, "  no protocol finished")
+		return
+	}
+	best := c.Rows[c.Best]
+	second := -1
+	for i, r := range c.Rows {
+		if i != c.Best && r.Makespan.N > 0 && (second < 0 || r.ToBest.Mean < c.Rows[second].ToBest.Mean) {
+			second = i
+		}
+	}
+	if second < 0 {
+		return
+	}
+	r := c.Rows[second]
+	fmt.Fprintf(w, "  winner: %s (mean makespan %s s); the runner-up %s takes %.1f%% longer (paired 95%% CI %s)\n",
+		best.Protocol, num(best.Makespan.Mean), r.Protocol, 100*(r.ToBest.Mean-1), pctCI(r.ToBest))
+}
+
+// printPublished prints the "published vs simulated" table.
+func printPublished(w io.Writer, rows []experiment.PublishedRow) {
+	fmt.Fprintln(w, "\npublished vs simulated:")
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  source\tpoint\tmetric\tpublished\tsimulated\tdiff\tnote\t")
+	for _, r := range rows {
+		point := r.Point
+		if r.RatioTo != "" {
+			point = "[" + r.RatioTo + "] / [" + r.Point + "]"
+		}
+		if point == "" {
+			point = "(base)"
+		}
+		diff := "-"
+		if d := r.Diff(); !math.IsNaN(d) {
+			diff = fmt.Sprintf("%+.1f%%", 100*d)
+		}
+		unit := ""
+		if r.Unit != "" {
+			unit = " " + r.Unit
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s%s\t%s\t%s\t\n", r.Source, point, r.Metric, num(r.Value), unit,
+			num(r.Simulated), unit, diff, r.Note)
+	}
+	tw.Flush()
+}
+
+// pctCI writes a ratio's interval as percentages above 1.
+func pctCI(e experiment.Estimate) string {
+	if e.N < 2 || math.IsNaN(e.Low) {
+		return "-"
+	}
+	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*(e.Low-1), 100*(e.High-1))
+}
+
+// streamRecords writes each record to w as a JSON line or a CSV row (header
+// first) before passing it on.
+func streamRecords(w io.Writer, format string, next func(experiment.SweepRecord) error) func(experiment.SweepRecord) error {
+	cw := csv.NewWriter(w)
+	header := false
+	return func(r experiment.SweepRecord) error {
+		if format == "json" {
+			if _, err := w.Write(append(r.JSON(), '\n')); err != nil {
+				return err
+			}
+		} else {
+			if !header {
+				cw.Write(experiment.SweepColumns())
+				header = true
+			}
+			cw.Write(r.Row())
+			cw.Flush()
+			if err := cw.Error(); err != nil {
+				return err
+			}
+		}
+		return next(r)
+	}
 }
 
 // num formats a figure for the summary table, "-" when there is none.
