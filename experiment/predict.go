@@ -54,8 +54,11 @@ func (p *Point) Predictions() []Prediction {
 		boot = 0
 	}
 	restart := det + math.Max(boot, s.Failures.Downtime.Seconds())
+	// cpr that never checkpoints within the fault-free run restarts from
+	// scratch too.
+	scratch := s.Protocol.Kind() == "none" || s.Protocol.Kind() == "cpr" && p.FaultFreeStats.Checkpoints == 0
 	add("restart from scratch", cpr.ScratchMean(lambda, T, 0, restart), "s",
-		"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), s.Protocol.Kind() == "none")
+		"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), scratch)
 	if s.Protocol.Kind() != "cpr" {
 		return out
 	}

@@ -42,6 +42,15 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 	if err := sec.Decode(&p); err != nil {
 		return nil, err
 	}
+	if !sec.Has("interval") {
+		// A period or an iteration count alone says which policy is meant.
+		switch {
+		case sec.Has("period") && !sec.Has("every"):
+			p.Interval = cpr.PolicyFixed
+		case sec.Has("every") && !sec.Has("period"):
+			p.Interval = cpr.PolicyIterations
+		}
+	}
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
 		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s)}
 	if sec.Has("levels") && sec.Has("tier") {

@@ -118,3 +118,45 @@ func TestScenariosAndVersion(t *testing.T) {
 		t.Fatalf("version: %v %q", err, out)
 	}
 }
+
+// A scenario listing several protocols runs them all on the same failure
+// traces and ranks them; its published figures are printed beside the
+// simulated ones.
+func TestRunCompares(t *testing.T) {
+	p := writeScenario(t, tiny+`[failures]
+distribution = "exponential"
+node_mtbf = "20ms"
+[[protocols]]
+kind = "none"
+[[protocols]]
+label = "cpr-mem"
+kind = "cpr"
+tier = "memory"
+period = "1ms"
+[[published]]
+source = "Table 9"
+point = "protocol=cpr-mem"
+metric = "checkpoints"
+value = 4
+`)
+	out, _, err := execute("run", p, "--set", "cluster.spares=2", "--reps", "4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"protocols compared at the scenario's settings", "winner: ", "published vs simulated:", "Table 9  protocol=cpr-mem  checkpoints  4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = execute("run", p, "--set", "cluster.spares=2", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], `{"point":"protocol=none"`) || !strings.HasPrefix(lines[3], `{"point":"protocol=cpr-mem"`) {
+		t.Errorf("json output:\n%s", out)
+	}
+	if _, _, err := execute("run", p, "--trace", filepath.Join(t.TempDir(), "x.json")); err == nil {
+		t.Error("--trace of several protocols was accepted")
+	}
+}
