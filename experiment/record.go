@@ -128,7 +128,12 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		Checkpoints: st.Checkpoints, CheckpointBytes: st.CheckpointBytes, PeakMemBytes: peak,
 		DigestOK: res.Outcome.OK, Digest: res.Outcome.Digest, Answer: res.Outcome.Answer,
 		Unrecoverable: st.Unrecoverable, Note: st.UnrecoverableNote, Events: res.Events,
-		Metrics: maps.Clone(st.Metrics),
+	}
+	for _, m := range st.Metrics() {
+		if r.Metrics == nil {
+			r.Metrics = map[string]float64{}
+		}
+		r.Metrics[m.Name] = m.Value
 	}
 	if r.Note == "" && !res.Outcome.OK {
 		r.Note = res.Outcome.Detail

@@ -27,19 +27,42 @@ type Stats struct {
 	PeakMem  [numMemKinds]int64 // peak bytes held cluster-wide, by MemKind
 	memTotal [numMemKinds]int64
 
-	// Metrics are figures a protocol measures its own way, by name (mlog's
-	// restart time as the paper measures it, say); nil when there are none.
-	Metrics map[string]float64
+	// metrics are figures a protocol measures its own way (mlog's restart
+	// time as the paper measures it, say). A fixed array keeps Stats
+	// comparable with ==, which determinism tests rely on.
+	metrics  [MaxMetrics]Metric
+	nMetrics int
+}
+
+// MaxMetrics is the number of distinct metrics one run can record.
+const MaxMetrics = 8
+
+// Metric is a named figure a protocol measured.
+type Metric struct {
+	Name  string
+	Value float64
 }
 
 // SetMetric records a protocol-specific figure under name, replacing an
-// earlier value. Names are snake_case with a unit suffix (restart_s).
+// earlier value. Names are snake_case with a unit suffix (restart_s). A
+// protocol that sets more than MaxMetrics names has a bug: SetMetric
+// panics.
 func (s *Stats) SetMetric(name string, v float64) {
-	if s.Metrics == nil {
-		s.Metrics = map[string]float64{}
+	for i := range s.nMetrics {
+		if s.metrics[i].Name == name {
+			s.metrics[i].Value = v
+			return
+		}
 	}
-	s.Metrics[name] = v
+	if s.nMetrics == MaxMetrics {
+		panic("sim: more than MaxMetrics metrics set by a protocol")
+	}
+	s.metrics[s.nMetrics] = Metric{name, v}
+	s.nMetrics++
 }
+
+// Metrics returns the metrics set, in the order first set.
+func (s *Stats) Metrics() []Metric { return s.metrics[:s.nMetrics:s.nMetrics] }
 
 // Finisher is implemented by protocols that compute figures once the run is
 // over (SetMetric from a probe's records): OnFinish runs after the last
