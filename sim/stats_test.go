@@ -7,8 +7,8 @@ func TestSetMetric(t *testing.T) {
 	a.SetMetric("restart_s", 1)
 	a.SetMetric("iteration_s", 2)
 	a.SetMetric("restart_s", 3)
-	b.SetMetric("restart_s", 3)
 	b.SetMetric("iteration_s", 2)
+	b.SetMetric("restart_s", 3)
 	if got := a.Metrics(); len(got) != 2 || got[0] != (Metric{"restart_s", 3}) || got[1] != (Metric{"iteration_s", 2}) {
 		t.Errorf("metrics %v", got)
 	}
