@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"ftsim/models/cpr"
+	"ftsim/models/dps"
+	"ftsim/models/mlog"
 )
 
 // Prediction is one closed-form figure for a scenario, with the formula and the
@@ -59,7 +61,13 @@ func (p *Point) Predictions() []Prediction {
 	scratch := s.Protocol.Kind() == "none" || s.Protocol.Kind() == "cpr" && p.FaultFreeStats.Checkpoints == 0
 	add("restart from scratch", cpr.ScratchMean(lambda, T, 0, restart), "s",
 		"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), scratch)
-	if s.Protocol.Kind() != "cpr" {
+	switch s.Protocol.Kind() {
+	case "mlog":
+		return append(out, p.mlogPredictions(mu, restart)...)
+	case "dps":
+		return append(out, p.dpsPredictions()...)
+	case "cpr":
+	default:
 		return out
 	}
 	st := p.FaultFreeStats
@@ -80,7 +88,78 @@ func (p *Point) Predictions() []Prediction {
 		add("first-order waste", T/(1-waste), "s", "T / (1 − WASTE)", fmt.Sprintf("WASTE=%.4g", waste), true)
 		add("Daly wall time", cpr.DalyWallTime(tau, c, mu, R, T), "s", "μe^{R/μ}(e^{(τ+C)/μ} − 1)T/τ", "", true)
 	}
+	if pr, ok := p.ffProto.(*cpr.Protocol); ok && pr.Interval() > 0 {
+		tau := pr.Interval().Seconds()
+		add("t'_c (Chakravorty–Kalé, worst case)", mlog.CheckpointRuntime(T, c, tau, mu, R), "s",
+			"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("d=%.4g s, c=τ, k_c=%.4g s", c, R), false)
+	}
 	o := p.FaultFree.Seconds()/T - 1
 	add("MPI/FT eq. 1.2", cpr.MPIFTTime(T, o, lambda, R), "s", "T(1+O)(1+λT_rec)", fmt.Sprintf("O=%.4g, T_rec=%.4g s", o, R), true)
 	return out
+}
+
+// mlogPredictions are Chakravorty & Kalé's worst-case runtime t'_ml of
+// message logging with fast (or basic: v = 1) restart, the t'_c of
+// checkpoint/restart at the same interval, and the slowdown α below which
+// message logging wins.
+func (p *Point) mlogPredictions(mu, restart float64) []Prediction {
+	cfg, err := mlogConfig(p.Scenario)
+	if err != nil || cfg.Period <= 0 {
+		return nil
+	}
+	T, c := p.Baseline.Seconds(), cfg.Period.Seconds()
+	st := p.FaultFreeStats
+	d := 0.0
+	if st.Checkpoints > 0 {
+		d = st.CheckpointTime.Seconds() / float64(st.Checkpoints)
+	}
+	v := 1.0
+	if cfg.Restart == "fast" {
+		v = float64(p.workload.NumObjects()) / float64(p.Scenario.Cluster.Nodes)
+	}
+	alpha := p.FaultFree.Seconds() / mlog.CheckpointFaultFree(T, d, c)
+	var out []Prediction
+	add := func(name string, x float64, unit, formula, inputs string, makespan bool) {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, Prediction{name, x, unit, formula, inputs, makespan})
+		}
+	}
+	add("α (measured slowdown)", alpha, "", "t_ml / (t0(1 + d/c)), fault-free", fmt.Sprintf("d=%.4g s, c=%.4g s", d, c), false)
+	add("t'_ml (Chakravorty–Kalé, worst case)", mlog.MessageLoggingRuntime(alpha, T, d, c, v, mu, restart), "s",
+		"αt0(1 + d/c)/(1 − (c/v + k_ml)/m)", fmt.Sprintf("v=%.4g, k_ml=%.4g s", v, restart), true)
+	add("t'_c at the same interval", mlog.CheckpointRuntime(T, d, c, mu, restart), "s",
+		"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("k_c=%.4g s", restart), false)
+	add("α threshold (mlog wins below)", mlog.AlphaThreshold(c, v, mu, restart, restart), "",
+		"(m − c/v − k_ml)/(m − c − k_c)", "", false)
+	return out
+}
+
+// dpsPredictions are Gerlach & Hersch's overhead model applied to the whole
+// fault-free run: the protocol's extra bytes per node cost their CPU time
+// or their transfer time, whichever path (computation or communication)
+// bounds the run.
+func (p *Point) dpsPredictions() []Prediction {
+	s := p.Scenario
+	n := float64(s.Cluster.Nodes)
+	bw := s.Network.Bandwidth.Float64()
+	T := p.Baseline.Seconds()
+	comm := float64(p.FaultFreeStats.AppBytes) / n / bw
+	if comm >= T || bw <= 0 {
+		return nil
+	}
+	m := dps.OverheadModel{
+		CommCompRatio:              comm / (T - comm),
+		ComputePerIteration:        T - comm,
+		Bandwidth:                  bw,
+		CPUPerByte:                 dps.CPUPerByteFromLoad(s.Network.CPULoad, bw),
+		DuplicateBytesPerIteration: float64(p.FaultFreeStats.ExtraBytes) / n,
+		Regime:                     dps.Overlapped,
+	}
+	o := m.DuplicationOverhead()
+	if math.IsNaN(o) || math.IsInf(o, 0) {
+		return nil
+	}
+	return []Prediction{{Name: "DPS fault-free overhead (Gerlach–Hersch §7)", Value: 100 * o, Unit: "%",
+		Formula: "max(T_comp + B·c_b, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1",
+		Inputs: fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)}}
 }

@@ -162,25 +162,34 @@ type mlogParams struct {
 }
 
 func buildMlog(s *scenarios.Scenario) (protocolMaker, error) {
+	cfg, err := mlogConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	return func() sim.Protocol {
+		p, _ := mlog.New(cfg) // validated by mlogConfig
+		return p
+	}, nil
+}
+
+// mlogConfig decodes and checks the [protocol] keys of kind "mlog".
+func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	sec := s.Protocol
 	d := mlog.DefaultConfig()
 	p := mlogParams{Period: scenarios.Duration(d.Period), Restart: d.Restart, MaxLog: scenarios.Size(d.MaxLog),
 		HeaderBytes: d.HeaderBytes, TicketBytes: d.TicketBytes, FullLog: d.FullLog, Priority: d.Priority}
 	if err := sec.Decode(&p); err != nil {
-		return nil, err
+		return mlog.Config{}, err
 	}
 	if s.Workload.Kind() == "pida" {
 		// recovery deadlocks with pida's work stealing after a failure: refuse
 		// rather than report a hung run
-		return nil, sec.Errorf("kind", "protocol mlog does not support workload pida yet (use cpr or abft)")
+		return mlog.Config{}, sec.Errorf("kind", "protocol mlog does not support workload pida yet (use cpr or abft)")
 	}
 	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),
 		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority}
 	if _, err := mlog.New(cfg); err != nil {
-		return nil, sec.Errorf("restart", "%v", err)
+		return mlog.Config{}, sec.Errorf("restart", "%v", err)
 	}
-	return func() sim.Protocol {
-		p, _ := mlog.New(cfg) // validated above
-		return p
-	}, nil
+	return cfg, nil
 }

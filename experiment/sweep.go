@@ -495,6 +495,27 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	return nil
 }
 
+// Prepare prepares every point in order, without running any replication,
+// and passes each to each: what 'ftsim predict' needs. Points that differ
+// only in their protocol share one baseline.
+func (sw *Sweep) Prepare(each func(*SweepPoint, *Point) error) error {
+	idx := make([]int, len(sw.Points))
+	for i := range idx {
+		idx[i] = i * sw.Reps
+	}
+	bases := newBaseCache(sw, idx)
+	for i := range sw.Points {
+		p, err := bases.prepare(i)
+		if err != nil {
+			return fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
+		}
+		if err := each(&sw.Points[i], p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // baseCache shares the workload and the fault-free run without protocol
 // among the points of a sweep that differ only in their protocol settings,
 // so that comparing protocols computes each baseline once.

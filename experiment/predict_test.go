@@ -1,0 +1,71 @@
+package experiment
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// Each protocol's closed-form figures appear with the inputs measured on
+// its fault-free run.
+func TestPredictionsByProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		kind     string
+		sets     []string
+		want     []string // prediction names that must be present
+		makespan string   // the one flagged as a makespan prediction first
+	}{
+		{"cpr", []string{"protocol.period=0.3s"}, []string{"periodic checkpoint (exact)", "t'_c (Chakravorty–Kalé, worst case)"}, "periodic checkpoint (exact)"},
+		{"mlog", []string{"protocol.period=0.3s", "protocol.restart=fast"}, []string{"α (measured slowdown)", "t'_c at the same interval", "α threshold (mlog wins below)"}, "t'_ml (Chakravorty–Kalé, worst case)"},
+		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			s := smallScenario(t, append([]string{"protocol.kind=" + tc.kind}, tc.sets...)...)
+			p, err := Prepare(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds := p.Predictions()
+			byName := map[string]Prediction{}
+			first := ""
+			for _, x := range preds {
+				byName[x.Name] = x
+				if x.Makespan && first == "" {
+					first = x.Name
+				}
+			}
+			for _, n := range tc.want {
+				if _, ok := byName[n]; !ok {
+					t.Errorf("no %q among %v", n, preds)
+				}
+			}
+			if first != tc.makespan {
+				t.Errorf("first makespan prediction %q, want %q", first, tc.makespan)
+			}
+			switch tc.kind {
+			case "mlog":
+				// α is the measured slowdown, and t'_ml is the model at that α.
+				a := byName["α (measured slowdown)"].Value
+				if a < 1 || a > 2 {
+					t.Errorf("α = %g", a)
+				}
+				objsPerNode := float64(p.workload.NumObjects()) / float64(s.Cluster.Nodes)
+				if !strings.Contains(byName[tc.makespan].Inputs, "v=") || objsPerNode <= 0 {
+					t.Errorf("inputs %q", byName[tc.makespan].Inputs)
+				}
+				if got := byName["t'_c at the same interval"].Value; math.IsNaN(got) || got < p.Baseline.Seconds() {
+					t.Errorf("t'_c = %g below the clean runtime", got)
+				}
+				// The worst case with failures is longer than the fault-free run.
+				if got := byName[tc.makespan].Value; got < p.FaultFree.Seconds() {
+					t.Errorf("t'_ml = %g below the fault-free %g", got, p.FaultFree.Seconds())
+				}
+			case "dps":
+				o := byName["DPS fault-free overhead (Gerlach–Hersch §7)"].Value
+				if !(o > 0) {
+					t.Errorf("overhead %g%% with cpu_load 0.5", o)
+				}
+			}
+		})
+	}
+}
