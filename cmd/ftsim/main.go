@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/spf13/cobra"
 )
@@ -17,12 +18,35 @@ func main() {
 }
 
 func newRoot() *cobra.Command {
+	var cpuProfile string
+	var stopProfile func()
 	root := &cobra.Command{
 		Use:           "ftsim",
 		Short:         "Simulate and compare fault-tolerance protocols for parallel applications",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if cpuProfile == "" {
+				return nil
+			}
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				return err
+			}
+			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+			return nil
+		},
+		PersistentPostRun: func(*cobra.Command, []string) {
+			if stopProfile != nil {
+				stopProfile()
+			}
+		},
 	}
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
 	root.AddCommand(newRunCmd(), newPredictCmd(), newScenariosCmd(), newVersionCmd(),
 		newSweepCmd(), newPlotCmd(), newMergeCmd())
 	return root
