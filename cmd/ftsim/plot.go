@@ -110,7 +110,8 @@ func drawPlots(w io.Writer, res *experiment.Results, dir string, formats []strin
 }
 
 // slice is the points of one figure: those sharing the settings of every
-// varied key but the x key and protocol.kind.
+// varied key but the x key and the protocol (protocol.kind, or the
+// [[protocols]] entry).
 type slice struct {
 	fixed string
 	pts   []slicePoint
@@ -132,7 +133,7 @@ func sweepFigures(res *experiment.Results) []figure {
 	}
 	var figs []figure
 	for _, v := range res.Meta.Varies {
-		if v.Key == "protocol.kind" || len(v.Values) < 2 || !numericValues(v) {
+		if v.Key == "protocol.kind" || v.Key == experiment.ProtocolKey || len(v.Values) < 2 || !numericValues(v) {
 			continue
 		}
 		for _, sl := range slicesAlong(sums, infos, v.Key) {
@@ -154,7 +155,7 @@ func slicesAlong(sums []experiment.PointSummary, infos map[string]*experiment.Po
 			switch st.Key {
 			case key:
 				x, _ = numericValue(st.Value)
-			case "protocol.kind":
+			case "protocol.kind", experiment.ProtocolKey: // one series per protocol
 			default:
 				rest = append(rest, st)
 			}
