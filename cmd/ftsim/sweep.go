@@ -249,7 +249,9 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experimen
 	for _, c := range experiment.CompareProtocols(recs, sw.Varies, infos) {
 		printComparison(w, c)
 	}
-	if prs := experiment.PairedRatios(recs, sw.Varies, experiment.ProtocolVaryKey(sw.Varies)); len(prs) > 0 {
+	// With more than two protocols every pair is too many lines: the
+	// comparisons above give each one's paired ratio to the best.
+	if prs := experiment.PairedRatios(recs, sw.Varies, experiment.ProtocolVaryKey(sw.Varies)); len(prs) > 0 && protocolCount(sw.Varies) == 2 {
 		fmt.Fprintln(w, "\npaired makespan ratios (replication r of both protocols faces the same failures):")
 		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		for _, p := range prs {
@@ -265,6 +267,17 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experimen
 	if len(pubs) > 0 {
 		printPublished(w, sw.ComparePublished(pubs, recs))
 	}
+}
+
+// protocolCount is the number of protocols a sweep compares.
+func protocolCount(varies []experiment.Vary) int {
+	key := experiment.ProtocolVaryKey(varies)
+	for _, v := range varies {
+		if v.Key == key {
+			return len(v.Values)
+		}
+	}
+	return 1
 }
 
 // printComparison prints the protocols compared at one setting of the other
