@@ -161,5 +161,5 @@ func (p *Point) dpsPredictions() []Prediction {
 	}
 	return []Prediction{{Name: "DPS fault-free overhead (Gerlach–Hersch §7)", Value: 100 * o, Unit: "%",
 		Formula: "max(T_comp + B·c_b, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1",
-		Inputs: fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)}}
+		Inputs:  fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)}}
 }
