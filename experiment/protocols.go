@@ -19,6 +19,7 @@ type cprParams struct {
 	Drain    bool               `toml:"drain"`    // false: record in-flight messages (LuNA-style)
 	MaxLive  scenarios.Size     `toml:"max_live"` // defer a checkpoint until live state ≤ this
 	MaxWait  scenarios.Duration `toml:"max_wait"` // ... for at most this long
+	Image    scenarios.Size     `toml:"image"`    // process image per object saved besides the state (system-level checkpoints)
 }
 
 type cprLevel struct {
@@ -52,7 +53,7 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 		}
 	}
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
-		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s)}
+		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image)}
 	if sec.Has("levels") && sec.Has("tier") {
 		return nil, sec.Errorf("tier", "give tier or levels, not both")
 	}

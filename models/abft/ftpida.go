@@ -480,6 +480,7 @@ func (p *Protocol) sendFRM(w sim.ObjID) {
 			Payload: payload, Hdr: sim.Header{Seq: v, Op: p.nextID, Flags: flags}})
 		p.Counters.FRMs++
 		p.Counters.FRMBytes += size
+		rt.Stats().CheckpointBytes += size // an FRM is an incremental checkpoint to a neighbour's memory
 		pr.synced[h] = rt.Incarnation(h)
 		pr.waiting = append(pr.waiting, h)
 	}
@@ -490,6 +491,9 @@ func (p *Protocol) sendFRM(w sim.ObjID) {
 	}
 	pr.holders = append(pr.holders[:0], hs...)
 	pr.inflight = true
+	if len(hs) > 0 {
+		rt.Stats().Checkpoints++ // one backup point (Lemma 3), replicated to every holder
+	}
 	if len(pr.waiting) == 0 {
 		p.commit(w) // no other node to hold a copy (one node): nothing to wait for
 	}

@@ -99,6 +99,10 @@ func TestFTPIDAFaultFree(t *testing.T) {
 			if res.Stats.ExtraMsgs == 0 || p.Counters.FRMs == 0 || p.Counters.WorkAcks == 0 {
 				t.Fatalf("%s: no protocol traffic: %+v", name, p.Counters)
 			}
+			if res.Stats.CheckpointBytes != p.Counters.FRMBytes || res.Stats.Checkpoints == 0 || res.Stats.Checkpoints > p.Counters.FRMs {
+				t.Fatalf("%s: backups reported as %d checkpoints of %d B, want the FRMs' %d B in at most %d",
+					name, res.Stats.Checkpoints, res.Stats.CheckpointBytes, p.Counters.FRMBytes, p.Counters.FRMs)
+			}
 			over := float64(res.Makespan)/float64(base.Makespan) - 1
 			t.Logf("%s: makespan %v vs %v (overhead %.2f%%), app msgs %d, extra msgs %d (%d B), FRMs %d (%d full, %d B)",
 				name, res.Makespan, base.Makespan, 100*over, res.Stats.AppMsgs, res.Stats.ExtraMsgs, res.Stats.ExtraBytes,

@@ -71,6 +71,11 @@ type Config struct {
 	// PlatformMTBF (μ) and Restart (R) feed Young and Daly.
 	PlatformMTBF sim.Time
 	Restart      sim.Time
+	// Image is the modeled size of each object's process image beyond its
+	// application state (code, heap, libraries): a system-level checkpointer
+	// such as BLCR writes and reads it with every checkpoint, where an
+	// application-level one (Image = 0) saves the state alone.
+	Image int64
 }
 
 // Protocol is blocking coordinated checkpoint/restart. At each checkpoint the
@@ -147,6 +152,9 @@ func New(cfg Config) (*Protocol, error) {
 	default:
 		return nil, fmt.Errorf("unknown checkpoint policy %q (fixed, iterations, young, daly, auto)", cfg.Policy)
 	}
+	if cfg.Image < 0 {
+		return nil, fmt.Errorf("negative process image %d B", cfg.Image)
+	}
 	return &Protocol{cfg: cfg}, nil
 }
 
@@ -192,7 +200,7 @@ func (p *Protocol) EstimateCost() sim.Time {
 	cfg := rt.Config()
 	bytes := map[sim.NodeID]int64{}
 	for i := 0; i < rt.NumObjects(); i++ {
-		bytes[rt.NodeOf(sim.ObjID(i))] += rt.ModeledSize(sim.ObjID(i))
+		bytes[rt.NodeOf(sim.ObjID(i))] += rt.ModeledSize(sim.ObjID(i)) + p.cfg.Image
 	}
 	var worst int64
 	for _, b := range bytes {
@@ -347,7 +355,7 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 			return nil, err
 		}
 		cp.states[i], cp.inbox[i], cp.owner[i] = st, in, rt.NodeOf(id)
-		cp.bytes[cp.owner[i]] += rt.ModeledSize(id)
+		cp.bytes[cp.owner[i]] += rt.ModeledSize(id) + p.cfg.Image
 		for _, m := range in {
 			cp.bytes[cp.owner[i]] += m.WireSize()
 		}

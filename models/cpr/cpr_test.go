@@ -55,22 +55,29 @@ func TestFaultFreeOverheadIsCheckpointTimeTimesCount(t *testing.T) {
 	cases := []struct {
 		name  string
 		level Level
+		image int64
 		c     sim.Time
 	}{
-		{"pfs", Level{PFS, 1}, 100 * sim.Millisecond},  // 4 × 25 MB through 1 GB/s
-		{"disk", Level{Disk, 1}, 50 * sim.Millisecond}, // 25 MB at 500 MB/s
-		{"memory", Level{Memory, 1}, 5 * sim.Millisecond},
-		{"buddy", Level{Buddy, 1}, 25*sim.Millisecond + sim.Microsecond}, // 25 MB at 1 GB/s + latency
+		{"pfs", Level{PFS, 1}, 0, 100 * sim.Millisecond},  // 4 × 25 MB through 1 GB/s
+		{"disk", Level{Disk, 1}, 0, 50 * sim.Millisecond}, // 25 MB at 500 MB/s
+		{"memory", Level{Memory, 1}, 0, 5 * sim.Millisecond},
+		{"buddy", Level{Buddy, 1}, 0, 25*sim.Millisecond + sim.Microsecond}, // 25 MB at 1 GB/s + latency
+		{"pfs-image", Level{PFS, 1}, 15e6, 160 * sim.Millisecond},           // system-level: 4 × (25 + 15) MB
 	}
 	for _, c := range cases {
 		for _, pol := range []Config{{Policy: PolicyFixed, Period: 200 * sim.Millisecond}, {Policy: PolicyIterations, Every: 3}} {
 			t.Run(fmt.Sprintf("%s/%s", c.name, pol.Policy), func(t *testing.T) {
-				pol.Levels = []Level{c.level}
+				pol.Levels, pol.Image = []Level{c.level}, c.image
 				res, p := run(t, cluster(), job(t, 0), pol)
 				n := res.Stats.Checkpoints
 				want := sim.Second + sim.Time(n)*c.c
 				if n == 0 || res.Makespan != want || res.Stats.CheckpointTime != sim.Time(n)*c.c {
 					t.Fatalf("%d checkpoints, makespan %v, checkpoint time %v; want makespan %v", n, res.Makespan, res.Stats.CheckpointTime, want)
+				}
+				// bytes count every checkpoint written, also one the run's end
+				// leaves uncommitted
+				if per := 4 * (25e6 + c.image); res.Stats.CheckpointBytes%per != 0 || res.Stats.CheckpointBytes/per-int64(n) > 1 {
+					t.Fatalf("%d checkpoint bytes for %d checkpoints, want %d per checkpoint", res.Stats.CheckpointBytes, n, per)
 				}
 				if est := p.EstimateCost(); est != c.c {
 					t.Fatalf("estimated cost %v, want %v", est, c.c)
@@ -171,6 +178,7 @@ func TestConfigErrors(t *testing.T) {
 		{Policy: PolicyIterations},
 		{Policy: PolicyDaly},
 		{Policy: PolicyFixed, Period: 1, Levels: []Level{{PFS, 0}}},
+		{Policy: PolicyFixed, Period: 1, Levels: []Level{{PFS, 1}}, Image: -1},
 	} {
 		if _, err := New(c); err == nil {
 			t.Errorf("%+v: no error", c)
