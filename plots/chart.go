@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,35 +84,70 @@ var (
 // Style returns the colour and marker of a series name, the same in every
 // figure so that a protocol is recognised at a glance. The protocols and
 // the reference lines have fixed styles; a name is matched by its first
-// word ("cpr (model)" is drawn as cpr); other names get a style chosen by a
-// hash of the name, stable from run to run.
+// word ("cpr (model)" is drawn as cpr). A labelled variant of a protocol
+// ("cpr-buddy", "mlog-fast") keeps the protocol's colour and takes a marker
+// chosen by its suffix; other names get a style chosen by a hash of the
+// name. Both are stable from run to run.
 func Style(name string) SeriesStyle {
 	word := strings.ToLower(strings.TrimSpace(name))
 	if i := strings.IndexAny(word, " :,;("); i > 0 {
 		word = word[:i]
 	}
-	switch word {
-	case "none":
-		return SeriesStyle{Color: black, Shape: draw.CircleGlyph{}}
-	case "cpr":
-		return SeriesStyle{Color: blue, Shape: draw.BoxGlyph{}}
-	case "mlog":
-		return SeriesStyle{Color: vermillion, Shape: draw.PyramidGlyph{}}
-	case "dps":
-		return SeriesStyle{Color: green, Shape: draw.TriangleGlyph{}}
-	case "abft":
-		return SeriesStyle{Color: purple, Shape: draw.RingGlyph{}}
-	case "fault-free":
-		return SeriesStyle{Color: grey, Shape: draw.SquareGlyph{}}
-	case "ideal":
-		return SeriesStyle{Color: grey, Shape: draw.CrossGlyph{}}
+	if st, ok := fixedStyle(word); ok {
+		return st
+	}
+	if i := strings.IndexByte(word, '-'); i > 0 {
+		if st, ok := fixedStyle(word[:i]); ok {
+			st.Shape = shapes[hash(word[i+1:])%uint32(len(shapes))]
+			return st
+		}
 	}
 	colours := []color.RGBA{orange, skyBlue, yellow, green, purple, vermillion}
-	shapes := []draw.GlyphDrawer{draw.CrossGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}}
-	h := fnv.New32a()
-	h.Write([]byte(word))
-	k := h.Sum32()
+	k := hash(word)
 	return SeriesStyle{Color: colours[k%uint32(len(colours))], Shape: shapes[(k/7)%uint32(len(shapes))]}
+}
+
+// shapes are the markers of the styles chosen by hashing, and the ones
+// distinct tries when two series of a chart would look the same.
+var shapes = []draw.GlyphDrawer{draw.CrossGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
+	draw.RingGlyph{}, draw.PyramidGlyph{}, draw.BoxGlyph{}, draw.CircleGlyph{}}
+
+func fixedStyle(word string) (SeriesStyle, bool) {
+	switch word {
+	case "none":
+		return SeriesStyle{Color: black, Shape: draw.CircleGlyph{}}, true
+	case "cpr":
+		return SeriesStyle{Color: blue, Shape: draw.BoxGlyph{}}, true
+	case "mlog":
+		return SeriesStyle{Color: vermillion, Shape: draw.PyramidGlyph{}}, true
+	case "dps":
+		return SeriesStyle{Color: green, Shape: draw.TriangleGlyph{}}, true
+	case "abft":
+		return SeriesStyle{Color: purple, Shape: draw.RingGlyph{}}, true
+	case "fault-free":
+		return SeriesStyle{Color: grey, Shape: draw.SquareGlyph{}}, true
+	case "ideal":
+		return SeriesStyle{Color: grey, Shape: draw.CrossGlyph{}}, true
+	}
+	return SeriesStyle{}, false
+}
+
+func hash(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// distinct returns st, or st with the next marker no series of the chart
+// uses yet when another series already looks like it (two variants whose
+// suffixes hash to the same marker).
+func distinct(st SeriesStyle, used map[SeriesStyle]bool) SeriesStyle {
+	start := slices.Index(shapes, st.Shape)
+	for j := 0; used[st] && j < len(shapes); j++ {
+		st.Shape = shapes[(start+1+j)%len(shapes)]
+	}
+	used[st] = true
+	return st
 }
 
 // curveDashes is the dash pattern of analytical curves.
@@ -149,6 +185,7 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	drawn := 0
+	used := map[SeriesStyle]bool{}
 	for _, s := range c.Series {
 		pts := clean(s, logX, logY)
 		if len(pts) == 0 {
@@ -160,6 +197,9 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 			key = s.Name
 		}
 		st := Style(key)
+		if !s.Curve {
+			st = distinct(st, used)
+		}
 		line, err := plotter.NewLine(pts)
 		if err != nil {
 			return nil, fmt.Errorf("plot %q: series %q: %w", c.Title, s.Name, err)

@@ -172,6 +172,19 @@ func TestStyle(t *testing.T) {
 	if Style("newproto") != Style("newproto") {
 		t.Fatal("an unknown name's style is not stable")
 	}
+	// labelled variants keep their protocol's colour
+	for _, c := range [][2]string{{"cpr-buddy", "cpr"}, {"mlog-fast", "mlog"}, {"dps-k8", "dps"}} {
+		if Style(c[0]).Color != Style(c[1]).Color {
+			t.Errorf("%s is not drawn in %s's colour", c[0], c[1])
+		}
+	}
+	// two series of a chart never look the same
+	used := map[SeriesStyle]bool{}
+	a := distinct(Style("cpr"), used)
+	b := distinct(Style("cpr"), used)
+	if a == b || a.Color != b.Color {
+		t.Fatalf("same-looking series: %+v and %+v", a, b)
+	}
 }
 
 func TestSpeedupValues(t *testing.T) {
