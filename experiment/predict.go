@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"ftsim/models/abft"
 	"ftsim/models/cpr"
 	"ftsim/models/dps"
 	"ftsim/models/mlog"
@@ -45,6 +46,10 @@ func (p *Point) Predictions() []Prediction {
 		}
 	}
 	add("fault-free time T", T, "s", "simulated, no protocol", "", false)
+	if s.Protocol.Kind() == "dps" {
+		// the overhead model needs no failure rate
+		out = append(out, p.dpsPredictions()...)
+	}
 	if mu <= 0 {
 		return out
 	}
@@ -64,8 +69,14 @@ func (p *Point) Predictions() []Prediction {
 	switch s.Protocol.Kind() {
 	case "mlog":
 		return append(out, p.mlogPredictions(mu, restart)...)
-	case "dps":
-		return append(out, p.dpsPredictions()...)
+	case "abft":
+		if pr, ok := p.ffProto.(*abft.Protocol); ok && pr.Interval() > 0 {
+			c := pr.Interval().Seconds()
+			gamma := math.Max(0, c*(p.FaultFree.Seconds()/T-1)) // the backups' cost per interval, measured
+			add("T_pf (Kabir §3.4.1, worst case)", abft.TimeProtocolFT(T, gamma, c, mu, restart), "s",
+				"T_o(1 + γ/c)/(1 − (c + δ)/m)", fmt.Sprintf("c=%.4g s, γ=%.4g s, δ=%.4g s", c, gamma, restart), true)
+		}
+		return out
 	case "cpr":
 	default:
 		return out
@@ -148,10 +159,12 @@ func (p *Point) dpsPredictions() []Prediction {
 		return nil
 	}
 	m := dps.OverheadModel{
-		CommCompRatio:              comm / (T - comm),
-		ComputePerIteration:        T - comm,
-		Bandwidth:                  bw,
-		CPUPerByte:                 dps.CPUPerByteFromLoad(s.Network.CPULoad, bw),
+		CommCompRatio:       comm / (T - comm),
+		ComputePerIteration: T - comm,
+		Bandwidth:           bw,
+		// every byte costs cpu_load at both ends: per node, twice the
+		// load per byte it sends
+		CPUPerByte:                 dps.CPUPerByteFromLoad(2*s.Network.CPULoad, bw),
 		DuplicateBytesPerIteration: float64(p.FaultFreeStats.ExtraBytes) / n,
 		Regime:                     dps.Overlapped,
 	}
@@ -159,7 +172,13 @@ func (p *Point) dpsPredictions() []Prediction {
 	if math.IsNaN(o) || math.IsInf(o, 0) {
 		return nil
 	}
-	return []Prediction{{Name: "DPS fault-free overhead (Gerlach–Hersch §7)", Value: 100 * o, Unit: "%",
-		Formula: "max(T_comp + B·c_b, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1",
-		Inputs:  fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)}}
+	inputs := fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)
+	out := []Prediction{{Name: "DPS fault-free overhead (Gerlach–Hersch §7)", Value: 100 * o, Unit: "%",
+		Formula: "max(T_comp + B·c_b, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1", Inputs: inputs}}
+	if PlatformMTBF(s) <= 0 {
+		// without failures the fault-free time is the makespan
+		out = append(out, Prediction{Name: "DPS fault-free time (Gerlach–Hersch §7)", Value: T * (1 + o), Unit: "s",
+			Formula: "T(1 + overhead)", Inputs: inputs, Makespan: true})
+	}
+	return out
 }

@@ -18,6 +18,8 @@ func TestPredictionsByProtocol(t *testing.T) {
 		{"cpr", []string{"protocol.period=0.3s"}, []string{"periodic checkpoint (exact)", "t'_c (Chakravorty–Kalé, worst case)"}, "periodic checkpoint (exact)"},
 		{"mlog", []string{"protocol.period=0.3s", "protocol.restart=fast"}, []string{"α (measured slowdown)", "t'_c at the same interval", "α threshold (mlog wins below)"}, "t'_ml (Chakravorty–Kalé, worst case)"},
 		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
+		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
+			[]string{"restart from scratch"}, "T_pf (Kabir §3.4.1, worst case)"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			s := smallScenario(t, append([]string{"protocol.kind=" + tc.kind}, tc.sets...)...)
@@ -59,6 +61,11 @@ func TestPredictionsByProtocol(t *testing.T) {
 				// The worst case with failures is longer than the fault-free run.
 				if got := byName[tc.makespan].Value; got < p.FaultFree.Seconds() {
 					t.Errorf("t'_ml = %g below the fault-free %g", got, p.FaultFree.Seconds())
+				}
+			case "abft":
+				// the worst case with failures is longer than the fault-free run
+				if got := byName[tc.makespan].Value; got < p.FaultFree.Seconds() {
+					t.Errorf("T_pf = %g below the fault-free %g", got, p.FaultFree.Seconds())
 				}
 			case "dps":
 				o := byName["DPS fault-free overhead (Gerlach–Hersch §7)"].Value

@@ -117,28 +117,30 @@ func buildABFT(s *scenarios.Scenario) (protocolMaker, error) {
 type dpsParams struct {
 	Backups       int64              `toml:"backups"`        // backup threads per stateful object
 	Every         int64              `toml:"every"`          // checkpoint after this many handled messages (0 = off)
+	EveryProgress int64              `toml:"every_progress"` // or once an object's progress (Life: generations) advanced this much (0 = off)
 	Period        scenarios.Duration `toml:"period"`         // or every this much time (0 = off)
 	AutoStateless bool               `toml:"auto_stateless"` // farm workers with no state get no backups
 	Stateless     []int64            `toml:"stateless"`      // more stateless object ids
+	Shrink        bool               `toml:"shrink"`         // a dead stateless worker's tasks go to the survivors (else it is re-created)
 	HeaderBytes   int64              `toml:"header_bytes"`   // sequence number + operation id on every message
-	EntryBytes    int64              `toml:"entry_bytes"`    // per entry of a checkpoint's processed list
+	EntryBytes    int64              `toml:"entry_bytes"`    // per entry of a checkpoint's processed list, and per determinant
+	LogOrder      bool               `toml:"log_order"`      // log the handling order to the backups (default: on for pida)
 }
 
 func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 	sec := s.Protocol
 	d := dps.DefaultConfig()
 	p := dpsParams{Backups: int64(d.Backups), Every: d.Every, Period: scenarios.Duration(d.Period),
-		AutoStateless: d.AutoStateless, HeaderBytes: d.HeaderBytes, EntryBytes: d.EntryBytes}
+		AutoStateless: d.AutoStateless, Shrink: d.Shrink, HeaderBytes: d.HeaderBytes, EntryBytes: d.EntryBytes,
+		// pida's workers answer work requests according to the arrival order of
+		// concurrent messages, which re-execution in sequence-number order does
+		// not reproduce (dps.Config.LogOrder)
+		LogOrder: s.Workload.Kind() == "pida"}
 	if err := sec.Decode(&p); err != nil {
 		return nil, err
 	}
-	if s.Workload.Kind() == "pida" {
-		// re-executing pida's workers in sequence order after a failure does not
-		// terminate yet (work stealing and termination credit): refuse rather than hang
-		return nil, sec.Errorf("kind", "protocol dps does not support workload pida yet (use cpr or abft)")
-	}
-	cfg := dps.Config{Backups: int(p.Backups), Every: p.Every, Period: sim.Time(p.Period), AutoStateless: p.AutoStateless,
-		HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes}
+	cfg := dps.Config{Backups: int(p.Backups), Every: p.Every, EveryProgress: p.EveryProgress, Period: sim.Time(p.Period),
+		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder}
 	for _, id := range p.Stateless {
 		cfg.Stateless = append(cfg.Stateless, sim.ObjID(id))
 	}

@@ -266,6 +266,9 @@ type frmBody struct {
 }
 
 // Init prepares the restart-from-scratch fallback.
+// Interval is c, the period of the fault recovery messages.
+func (p *Protocol) Interval() sim.Time { return p.cfg.Interval }
+
 func (p *Protocol) Init(rt *sim.Runtime) {
 	p.BaseProtocol.Init(rt)
 	p.scratch = none.NewRestarter(rt)

@@ -22,10 +22,16 @@ package dps
 // regenerated later misses the duplicates of messages sent before it existed
 // and received after its state was copied; the receiver forwards those to it
 // when it accepts them. The paper leaves this window implicit.
+//
+// Threads whose outputs depend on the arrival order of concurrent inputs
+// (outside the paper's determinism assumption) need the handling order logged
+// at their backups: order.go (Config.LogOrder). The protocol's memory is
+// measured in memory.go.
 
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"ftsim/models/none"
@@ -39,6 +45,10 @@ type Config struct {
 	// Every checkpoints an object to its backups after every Every messages it
 	// handled; 0 disables this trigger.
 	Every int64
+	// EveryProgress checkpoints an object once its progress (sim.Object's
+	// Progress: generations for Life) advanced by this much since its last
+	// checkpoint, the paper's "every k iterations" (Fig. 12); 0 disables.
+	EveryProgress int64
 	// Period checkpoints every object every Period of simulated time; 0 disables.
 	Period sim.Time
 	// AutoStateless declares stateless (no backups, no duplicates, tasks resent
@@ -48,21 +58,34 @@ type Config struct {
 	AutoStateless bool
 	// Stateless lists more stateless objects (same condition on the workload).
 	Stateless []sim.ObjID
+	// Shrink: a stateless thread lost with its node is not re-created; the
+	// split resends its unconfirmed tasks to the surviving threads of the
+	// collection, round robin (§6: "the shrunken thread collection"). It is
+	// re-created only when none survives, or when the master cannot reassign
+	// tasks (Reassigner).
+	Shrink bool
 	// HeaderBytes is the modeled size of the sequence number and operation
 	// identifier on every application message (protocol bytes); 0 ignores it.
 	HeaderBytes int64
 	// EntryBytes is the modeled size of one entry of a checkpoint's list of
 	// processed objects.
 	EntryBytes int64
+	// LogOrder makes every stateful thread log the order in which it handles
+	// data objects to its backups and hold its outputs until that order is
+	// there, so that re-execution reproduces threads whose outputs depend on
+	// the arrival order of concurrent inputs (order.go); each determinant costs
+	// EntryBytes on the wire.
+	LogOrder bool
 	// Audit keeps oracle bookkeeping for tests (original sequence numbers,
 	// double processing); it costs memory and changes nothing else.
 	Audit bool
 }
 
 // DefaultConfig is one backup per thread, a checkpoint every 100 handled
-// messages, automatic stateless segments and 16-byte processed-list entries.
+// messages, automatic stateless segments whose collections shrink after a
+// failure, and 16-byte processed-list entries.
 func DefaultConfig() Config {
-	return Config{Backups: 1, Every: 100, AutoStateless: true, EntryBytes: 16}
+	return Config{Backups: 1, Every: 100, AutoStateless: true, Shrink: true, EntryBytes: 16}
 }
 
 // TaskFarm is what the stateless-segment mechanism needs from a master/worker
@@ -80,6 +103,12 @@ type Resubmitter interface {
 	Outstanding(worker sim.ObjID) []int
 }
 
+// Reassigner is implemented by a farm's master that can record a task as
+// handed to another worker (Config.Shrink needs it).
+type Reassigner interface {
+	Reassign(task int, from, to sim.ObjID)
+}
+
 // Counters are the protocol's own measurements of a run.
 type Counters struct {
 	Duplicates, DuplicateBytes int64 // copies of data objects sent to backup threads
@@ -94,10 +123,16 @@ type Counters struct {
 	Regenerated                int   // backup threads created after a failure
 	GapForwards                int64 // copies forwarded to regenerated backups
 	Resent                     int   // tasks resent by the split after a failure
+	Reassigned                 int   // Shrink: of those, tasks resent to another thread of the collection
 	Recreated                  int   // stateless threads re-created
+	Retired                    int   // Shrink: stateless threads lost and not re-created
 	StaleResults               int64 // results of tasks handed out by a lost split, dropped
 	SeqMismatches              int64 // Audit: dropped re-posts whose sequence number differed
 	DoubleProcessed            int64 // Audit: an object handled twice by one incarnation (must stay 0)
+	Determinants               int64 // LogOrder: handling-order entries sent to backups
+	DeterminantBytes           int64
+	Held                       int64 // LogOrder: outputs held back until their determinants arrived
+	ReplayWaits                int64 // LogOrder: times re-execution waited for a logged object still in flight
 }
 
 // Protocol tags of control messages and timers.
@@ -219,9 +254,11 @@ func (s pstate) clone() pstate {
 // content of a regenerated backup.
 type ckptData struct {
 	stamp     uint64
-	initial   bool   // the workload's initial state: recovery re-runs Start
-	state     []byte // nil when initial
-	size      int64  // modeled state size
+	count     uint64            // LogOrder: handling rank the state covers
+	log       map[uint64]msgKey // regeneration: the consumed backup's handling-order log
+	initial   bool              // the workload's initial state: recovery re-runs Start
+	state     []byte            // nil when initial
+	size      int64             // modeled state size
 	pst       pstate
 	processed idSet
 	queue     []*sim.Message // regeneration: stored duplicates to carry over
@@ -235,7 +272,8 @@ type backup struct {
 	ready bool   // a state has arrived
 	ck    *ckptData
 	queue map[msgKey]*sim.Message
-	bytes int64 // queue bytes accounted
+	bytes int64             // queue and log bytes accounted
+	log   map[uint64]msgKey // LogOrder: handling rank -> data object, after ck.count
 }
 
 // thread is the protocol's record of one object.
@@ -246,12 +284,15 @@ type thread struct {
 	processed idSet // handled by the active thread
 	since     int64 // processed since the last checkpoint
 	handled   int64 // handled since the last checkpoint (Every)
+	ckProg    int64 // the object's progress at its last checkpoint (EveryProgress)
 	backups   []*backup
 	bkGen     uint32
 	replaying int    // re-injected objects not yet handled
 	inGen     uint32 // split generation of the task being handled (stateless threads)
 	resendDue bool   // the split resends its outstanding tasks once replaying is 0
 	timerGen  uint32
+	logs      bool // LogOrder applies to this thread
+	ord       orderState
 	// audit
 	dispatched map[msgKey]struct{}
 }
@@ -275,6 +316,11 @@ type Protocol struct {
 	origSeq  map[[3]uint64]uint64 // Audit: (src, dst, op) -> original sequence number
 	copies   map[sim.ObjID][]taskCopy
 	splitGen uint32 // the split's generation: results of tasks of an older one are void
+	reassign bool   // the split's object implements Reassigner
+	lostOnly bool   // the split's pending resend is for lost workers only (it restarted from scratch)
+	memNode  map[sim.NodeID]*[numMemKinds]int64
+	memTot   [numMemKinds]int64
+	memPeak  [numMemKinds]int64
 
 	// C holds the counters of the run.
 	C Counters
@@ -287,6 +333,8 @@ func New(cfg Config) (*Protocol, error) {
 		return nil, fmt.Errorf("dps: backups must not be negative, got %d", cfg.Backups)
 	case cfg.Every < 0:
 		return nil, fmt.Errorf("dps: every must not be negative, got %d", cfg.Every)
+	case cfg.EveryProgress < 0:
+		return nil, fmt.Errorf("dps: every_progress must not be negative, got %d", cfg.EveryProgress)
 	case cfg.Period < 0:
 		return nil, fmt.Errorf("dps: period must not be negative, got %v", cfg.Period)
 	case cfg.HeaderBytes < 0 || cfg.EntryBytes < 0:
@@ -332,6 +380,9 @@ func (p *Protocol) Start() {
 			t.stateless = true
 			continue
 		}
+		// The farm's split restarts from its checkpoint rather than
+		// re-executing (see activate): it needs no order.
+		t.logs = p.cfg.LogOrder && id != p.split
 		t.bkGen = 1
 		s := idx[rt.NodeOf(id)]
 		size := rt.ModeledSize(id)
@@ -340,7 +391,7 @@ func (p *Protocol) Start() {
 			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: idSet{}}
 			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck, queue: map[msgKey]*sim.Message{}}
 			t.backups = append(t.backups, bk)
-			rt.MemAdd(node, sim.MemBackup, size)
+			p.memAdd(node, memState, size)
 		}
 		if p.cfg.Period > 0 {
 			p.armTimer(id)
@@ -374,6 +425,7 @@ func (p *Protocol) statelessSet() map[sim.ObjID]bool {
 	}
 	if len(out) > 0 {
 		p.farm, p.split = farm, master
+		_, p.reassign = rt.Object(master).(Reassigner)
 	}
 	return out
 }
@@ -433,21 +485,31 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	case t.stateless:
 		m.Hdr.Inc = t.inGen
 	}
+	if p.hold(t, m) {
+		return false
+	}
+	p.duplicate(m)
+	return true
+}
+
+// duplicate sends the copies of data object m to the backup threads of its
+// receiver (or keeps the split's copy of a task), as m leaves.
+func (p *Protocol) duplicate(m *sim.Message) {
+	t := &p.th[m.Src]
 	d := &p.th[m.Dst]
 	if d.stateless {
 		if !t.stateless {
 			p.keepCopy(m)
 		}
-		return true
+		return
 	}
 	if m.Dst == p.split && t.stateless {
-		return true // the split is not re-executed (see activate): results need no duplicate
+		return // the split is not re-executed (see activate): results need no duplicate
 	}
 	m.Hdr.SN = uint64(d.bkGen)
 	for _, bk := range d.backups {
 		p.sendCopy(m, bk.node, tagDup)
 	}
-	return true
 }
 
 // taskCopy is the copy of a task the split keeps, on its node, until the merge
@@ -462,12 +524,12 @@ type taskCopy struct {
 func (p *Protocol) keepCopy(m *sim.Message) {
 	c := taskCopy{m.From, p.RT.Incarnation(m.From), m.WireSize()}
 	p.copies[m.Dst] = append(p.copies[m.Dst], c)
-	p.RT.MemAdd(c.node, sim.MemBackup, c.size)
+	p.memAdd(c.node, memCopy, c.size)
 }
 
 func (p *Protocol) releaseCopy(c taskCopy) {
 	if p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc {
-		p.RT.MemAdd(c.node, sim.MemBackup, -c.size)
+		p.memAdd(c.node, memCopy, -c.size)
 	}
 }
 
@@ -527,6 +589,10 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	}
 	t.received.add(m.Src, m.Hdr.Op)
 	p.forwardGap(t, m, p.RT.NodeOf(m.Dst))
+	if t.ord.replay {
+		p.deliverReplay(m.Dst, p.park(m.Dst, m))
+		return false
+	}
 	return true
 }
 
@@ -589,6 +655,9 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 	}
 	t.processed.add(m.Src, m.Hdr.Op)
 	t.since++
+	if p.logging(t) {
+		p.logDispatch(m.Dst, m)
+	}
 }
 
 // OnHandled checkpoints every Every handled messages and lets a split that
@@ -603,8 +672,19 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 		t.resendDue = false
 		p.resendAll()
 	}
-	if !t.stateless && p.cfg.Every > 0 && t.handled >= p.cfg.Every {
-		p.checkpoint(id)
+	due := p.cfg.Every > 0 && t.handled >= p.cfg.Every ||
+		p.cfg.EveryProgress > 0 && p.RT.ObjectProgress(id)-t.ckProg >= p.cfg.EveryProgress
+	if !t.stateless && due {
+		if p.logging(t) {
+			t.handled, t.ckProg = 0, p.RT.ObjectProgress(id)
+			p.whenSettled(id, func() {
+				if !p.fallback && !p.RT.Lost(id) {
+					p.checkpoint(id)
+				}
+			})
+		} else {
+			p.checkpoint(id)
+		}
 	}
 }
 
@@ -628,7 +708,7 @@ func (p *Protocol) OnTimer(node sim.NodeID, tag int32, arg int64) {
 		return
 	}
 	p.armTimer(id)
-	rt.WhenObjectIdle(id, func() {
+	p.whenSettled(id, func() {
 		if !p.fallback && !rt.Lost(id) && rt.NodeOf(id) == node {
 			p.checkpoint(id)
 		}
@@ -649,9 +729,9 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 		return
 	}
 	p.stamp++
-	ck := &ckptData{stamp: p.stamp, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(), processed: t.processed.clone()}
+	ck := &ckptData{stamp: p.stamp, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(), processed: t.processed.clone()}
 	wire := ck.size + p.cfg.EntryBytes*t.since
-	t.since, t.handled = 0, 0
+	t.since, t.handled, t.ckProg = 0, 0, rt.ObjectProgress(id)
 	from := rt.NodeOf(id)
 	p.charge(from, wire)
 	for _, bk := range t.backups {
@@ -677,12 +757,16 @@ func (p *Protocol) registered(id sim.ObjID, bk *backup) bool {
 // install replaces a backup's state by a newer checkpoint and prunes its
 // queue of the objects processed before it.
 func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
-	rt := p.RT
 	if !p.registered(id, bk) || !p.valid(bk) {
 		return
 	}
 	for _, m := range ck.queue {
 		p.store(bk, m)
+	}
+	for r, k := range ck.log {
+		if r > ck.count {
+			p.logEntry(bk, r, k)
+		}
 	}
 	if bk.ck != nil && ck.stamp <= bk.ck.stamp && bk.ready {
 		return
@@ -691,11 +775,18 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 	if bk.ck != nil && bk.ready {
 		old = bk.ck.size
 	}
-	rt.MemAdd(bk.node, sim.MemBackup, ck.size-old)
+	p.memAdd(bk.node, memState, ck.size-old)
 	bk.ck, bk.ready = ck, true
 	for _, k := range sortedKeys(bk.queue) {
 		if ck.processed.has(k.src, k.op) {
 			p.unstore(bk, k)
+		}
+	}
+	for r := range bk.log {
+		if r <= ck.count {
+			delete(bk.log, r)
+			bk.bytes -= p.cfg.EntryBytes
+			p.memAdd(bk.node, memQueue, -p.cfg.EntryBytes)
 		}
 	}
 }
@@ -710,14 +801,14 @@ func (p *Protocol) store(bk *backup, m *sim.Message) {
 	}
 	bk.queue[k] = m
 	bk.bytes += m.WireSize()
-	p.RT.MemAdd(bk.node, sim.MemBackup, m.WireSize())
+	p.memAdd(bk.node, memQueue, m.WireSize())
 }
 
 func (p *Protocol) unstore(bk *backup, k msgKey) {
 	m := bk.queue[k]
 	delete(bk.queue, k)
 	bk.bytes -= m.WireSize()
-	p.RT.MemAdd(bk.node, sim.MemBackup, -m.WireSize())
+	p.memAdd(bk.node, memQueue, -m.WireSize())
 }
 
 func sortedKeys(q map[msgKey]*sim.Message) []msgKey {
@@ -749,6 +840,10 @@ func (p *Protocol) OnControl(m *sim.Message) {
 		a := appCopy(m)
 		t.received.add(a.Src, a.Hdr.Op)
 		p.forwardGap(t, a, n)
+		if t.ord.replay {
+			p.deliverReplay(id, p.park(id, a))
+			return
+		}
 		rt.Deliver(a)
 		return
 	}
@@ -773,6 +868,7 @@ func appCopy(c *sim.Message) *sim.Message {
 // OnFailure re-activates the backups of the failed node's threads, re-creates
 // its stateless threads, resends the split's tasks and regenerates backups.
 func (p *Protocol) OnFailure(f sim.Failure) {
+	p.memFailed(f.Node)
 	if p.fallback {
 		p.scratch.OnFailure(f)
 		return
@@ -828,13 +924,18 @@ func (p *Protocol) recover(f sim.Failure) {
 	var workers []sim.ObjID
 	for _, id := range lost {
 		if p.th[id].stateless {
-			p.recreate(id)
+			if p.canShrink() {
+				p.C.Retired++
+				p.releaseCopies(id) // kept again for the threads its tasks go to
+			} else {
+				p.recreate(id)
+			}
 			workers = append(workers, id)
 		}
 	}
 	if p.split != sim.None && !splitLost && !rt.Lost(p.split) && p.th[p.split].replaying == 0 && !p.th[p.split].resendDue {
 		for _, w := range workers {
-			p.resend(w)
+			p.resend(w) // to w re-created, or to the survivors
 		}
 	}
 	for i := range p.th {
@@ -869,9 +970,9 @@ func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
 		for _, bk := range t.backups {
 			if p.valid(bk) {
 				if bk.ready {
-					rt.MemAdd(bk.node, sim.MemBackup, -bk.ck.size)
+					p.memAdd(bk.node, memState, -bk.ck.size)
 				}
-				rt.MemAdd(bk.node, sim.MemBackup, -bk.bytes)
+				p.memAdd(bk.node, memQueue, -bk.bytes)
 			}
 		}
 		t.backups = nil
@@ -887,7 +988,8 @@ func (p *Protocol) activate(id sim.ObjID) {
 	t := &p.th[id]
 	bk := p.source(id)
 	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
-	rt.MemAdd(bk.node, sim.MemBackup, -bk.ck.size-bk.bytes)
+	p.memAdd(bk.node, memState, -bk.ck.size)
+	p.memAdd(bk.node, memQueue, -bk.bytes)
 	ck := bk.ck
 	msgs := make([]*sim.Message, 0, len(bk.queue))
 	for _, k := range sortedKeys(bk.queue) {
@@ -896,8 +998,9 @@ func (p *Protocol) activate(id sim.ObjID) {
 	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
 	// the regenerated backup is a copy of the consumed one, registered before
 	// re-execution starts so that its checkpoints follow it
-	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, initial: ck.initial, state: ck.state, size: ck.size,
-		pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)}, ck.size+bk.bytes)
+	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
+		state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
+		ck.size+bk.bytes+p.cfg.EntryBytes*int64(len(bk.log)))
 
 	t.pst = ck.pst.clone()
 	t.processed = ck.processed.clone()
@@ -919,8 +1022,20 @@ func (p *Protocol) activate(id sim.ObjID) {
 		}
 		msgs = slices.DeleteFunc(msgs, func(m *sim.Message) bool { return p.th[m.Src].stateless })
 	}
+	// outputs held back by the lost incarnation never left; its pending
+	// determinants are void
+	t.ord.act++
+	t.ord.held, t.ord.need, t.ord.pend = nil, nil, nil
+	t.ord.dispN, t.ord.ackN = ck.count, ck.count
 	t.replaying = len(msgs)
-	t.resendDue = id == p.split && !ck.initial
+	if p.logging(t) {
+		t.replaying = 0 // counted as they are delivered
+	}
+	// A split restarted from its initial state hands its tasks out again in
+	// Start, but to every worker, retired ones included (Shrink): after Start
+	// it resends the tasks of the lost ones to the survivors.
+	t.resendDue = id == p.split
+	p.lostOnly = ck.initial
 	p.C.Recovered++
 	if ck.initial {
 		rt.Recreate(id, bk.node)
@@ -928,15 +1043,28 @@ func (p *Protocol) activate(id sim.ObjID) {
 		rt.Abort(err.Error())
 		return
 	}
-	for _, c := range msgs {
-		a := appCopy(c)
-		a.To = bk.node
-		a.Hdr.Flags |= flagInjected
-		t.received.add(a.Src, a.Hdr.Op)
-		p.C.Replayed++
-		rt.Deliver(a)
+	t.ckProg = rt.ObjectProgress(id) // the backup's state is the last checkpoint
+	if p.logging(t) {
+		as := make([]*sim.Message, 0, len(msgs))
+		for _, c := range msgs {
+			a := appCopy(c)
+			a.To = bk.node
+			a.Hdr.Flags |= flagInjected
+			t.received.add(a.Src, a.Hdr.Op)
+			as = append(as, a)
+		}
+		p.deliverReplay(id, p.replayOrder(id, ck, bk.log, as))
+	} else {
+		for _, c := range msgs {
+			a := appCopy(c)
+			a.To = bk.node
+			a.Hdr.Flags |= flagInjected
+			t.received.add(a.Src, a.Hdr.Op)
+			p.C.Replayed++
+			rt.Deliver(a)
+		}
 	}
-	if t.resendDue && t.replaying == 0 && !rt.Running(id) {
+	if t.resendDue && !ck.initial && t.replaying == 0 && !rt.Running(id) {
 		t.resendDue = false
 		p.resendAll()
 	}
@@ -972,27 +1100,89 @@ func (p *Protocol) recreate(id sim.ObjID) {
 	rt.Recreate(id, node)
 }
 
-// resend sends again the tasks the split believes worker w holds.
+// resend sends again the tasks the split believes worker w holds: to w, or,
+// when w was lost and not re-created (Shrink), to the surviving threads of
+// the collection in turn.
 func (p *Protocol) resend(w sim.ObjID) {
 	rt := p.RT
-	if p.split == sim.None || rt.Lost(p.split) || rt.Lost(w) {
+	if p.split == sim.None || rt.Lost(p.split) {
 		return
 	}
 	rs, ok := rt.Object(p.split).(Resubmitter)
 	if !ok {
 		return
 	}
+	var live []sim.ObjID
+	if rt.Lost(w) {
+		live = p.liveStateless()
+		if len(live) == 0 {
+			return
+		}
+	}
 	for _, task := range rs.Outstanding(w) {
+		to := w
+		if live != nil {
+			to = live[p.next%len(live)]
+			p.next++
+			rt.Object(p.split).(Reassigner).Reassign(task, w, to) // p.reassign: it can
+			p.C.Reassigned++
+		}
 		tag, size, payload := p.farm.TaskMessage(task)
-		m := rt.SendApp(p.split, w, tag, size, payload, sim.Header{Seq: p.th[p.split].pst.seqOut, Inc: p.splitGen, Flags: flagResend})
+		m := rt.SendApp(p.split, to, tag, size, payload, sim.Header{Seq: p.th[p.split].pst.seqOut, Inc: p.splitGen, Flags: flagResend})
 		p.keepCopy(m)
 		p.C.Resent++
 	}
 }
 
+// canShrink reports whether a lost stateless thread may stay lost: Shrink is
+// on, the master can reassign tasks and some stateless thread survives.
+func (p *Protocol) canShrink() bool {
+	return p.cfg.Shrink && p.reassign && len(p.liveStateless()) > 0
+}
+
+// unretire re-creates, when the run is over, the stateless threads Shrink
+// left lost: the runtime checks the answer only when every object exists,
+// and a stateless thread holds nothing the answer depends on. They are
+// re-created in their initial state and never run (the engine has stopped);
+// the run's figures are those of the shrunken collection.
+func (p *Protocol) unretire() {
+	rt := p.RT
+	if p.fallback {
+		return
+	}
+	var live []sim.NodeID
+	for _, n := range rt.Slots() {
+		if rt.Alive(n) {
+			live = append(live, n)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	for i := range p.th {
+		if id := sim.ObjID(i); p.th[i].stateless && rt.Lost(id) {
+			rt.Recreate(id, live[0])
+		}
+	}
+}
+
+// liveStateless lists the stateless threads that are not lost, by id.
+func (p *Protocol) liveStateless() []sim.ObjID {
+	var out []sim.ObjID
+	for i := range p.th {
+		if p.th[i].stateless && !p.RT.Lost(sim.ObjID(i)) {
+			out = append(out, sim.ObjID(i))
+		}
+	}
+	return out
+}
+
 // resendAll resends every outstanding task, after the split re-executed.
 func (p *Protocol) resendAll() {
 	for i := range p.th {
+		if p.lostOnly && !p.RT.Lost(sim.ObjID(i)) {
+			continue // Start handed it its tasks
+		}
 		if p.th[i].stateless {
 			p.releaseCopies(sim.ObjID(i))
 			p.resend(sim.ObjID(i))
@@ -1013,7 +1203,7 @@ func (p *Protocol) regenerate(id sim.ObjID) {
 			return
 		}
 		bk := p.register(id, node)
-		rt.WhenObjectIdle(id, func() {
+		p.whenSettled(id, func() {
 			if p.fallback || !p.registered(id, bk) || rt.Lost(id) {
 				return
 			}
@@ -1023,7 +1213,7 @@ func (p *Protocol) regenerate(id sim.ObjID) {
 				return
 			}
 			p.stamp++
-			ck := &ckptData{stamp: p.stamp, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(),
+			ck := &ckptData{stamp: p.stamp, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(),
 				processed: t.processed.clone()}
 			wire := ck.size
 			for _, m := range inbox {

@@ -212,41 +212,49 @@ func TestRecovery(t *testing.T) {
 		{"simultaneous, disjoint", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 3, Progress: 0.5, ByProgress: true}}, 2, 0, 0},
 		{"simultaneous, thread and backup", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 2, Progress: 0.5, ByProgress: true}}, 0, 1, 2},
 	}
+	// order logging (LogOrder) must not change any of this for Life, whose
+	// tiles do not depend on the arrival order of their borders
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := baseConfig()
-			cfg.Failures = sim.ScriptedFailures
-			cfg.Planned = c.plan
-			cfg.Spares = c.spares
-			pc := DefaultConfig()
-			pc.Every = c.every
-			res, p := runDPS(t, cfg, lifeJob(t, c.graph), pc)
-			checkClean(t, c.name, res, p)
-			if res.Stats.Unrecoverable != c.unrec {
-				t.Fatalf("unrecoverable %d (%q), want %d", res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, c.unrec)
+		for _, logOrder := range []bool{false, true} {
+			name := c.name
+			if logOrder {
+				name += ", order logged"
 			}
-			if c.unrec > 0 {
-				if res.Stats.Restarts != 1 || res.Stats.UnrecoverableNote == "" {
-					t.Fatalf("fallback: %d restarts, note %q", res.Stats.Restarts, res.Stats.UnrecoverableNote)
+			t.Run(name, func(t *testing.T) {
+				cfg := baseConfig()
+				cfg.Failures = sim.ScriptedFailures
+				cfg.Planned = c.plan
+				cfg.Spares = c.spares
+				pc := DefaultConfig()
+				pc.Every, pc.LogOrder = c.every, logOrder
+				res, p := runDPS(t, cfg, lifeJob(t, c.graph), pc)
+				checkClean(t, c.name, res, p)
+				if res.Stats.Unrecoverable != c.unrec {
+					t.Fatalf("unrecoverable %d (%q), want %d", res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, c.unrec)
 				}
-				return
-			}
-			if res.Stats.Restarts != 0 {
-				t.Fatalf("%d restarts", res.Stats.Restarts)
-			}
-			// each failure re-activates the 2 tiles of its node, plus those recovered onto it before
-			if p.C.Recovered < 2*len(c.plan) {
-				t.Fatalf("%d threads recovered, want at least %d", p.C.Recovered, 2*len(c.plan))
-			}
-			if p.C.SilentDrops == 0 || p.C.SilentDrops > p.C.Reposted {
-				t.Fatalf("%d re-posted, %d dropped", p.C.Reposted, p.C.SilentDrops)
-			}
-			t.Logf("recovered %d, replayed %d, re-posted %d, dropped %d (seq differed %d), late copies %d, regenerated %d, gap forwards %d",
-				p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.SeqMismatches, p.C.LateCopies, p.C.Regenerated, p.C.GapForwards)
-			if got := len(p.RT.Slots()); got != c.nodes {
-				t.Fatalf("%d application nodes left, want %d", got, c.nodes)
-			}
-		})
+				if c.unrec > 0 {
+					if res.Stats.Restarts != 1 || res.Stats.UnrecoverableNote == "" {
+						t.Fatalf("fallback: %d restarts, note %q", res.Stats.Restarts, res.Stats.UnrecoverableNote)
+					}
+					return
+				}
+				if res.Stats.Restarts != 0 {
+					t.Fatalf("%d restarts", res.Stats.Restarts)
+				}
+				// each failure re-activates the 2 tiles of its node, plus those recovered onto it before
+				if p.C.Recovered < 2*len(c.plan) {
+					t.Fatalf("%d threads recovered, want at least %d", p.C.Recovered, 2*len(c.plan))
+				}
+				if p.C.SilentDrops == 0 || p.C.SilentDrops > p.C.Reposted {
+					t.Fatalf("%d re-posted, %d dropped", p.C.Reposted, p.C.SilentDrops)
+				}
+				t.Logf("recovered %d, replayed %d, re-posted %d, dropped %d (seq differed %d), late copies %d, regenerated %d, gap forwards %d",
+					p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.SeqMismatches, p.C.LateCopies, p.C.Regenerated, p.C.GapForwards)
+				if got := len(p.RT.Slots()); got != c.nodes {
+					t.Fatalf("%d application nodes left, want %d", got, c.nodes)
+				}
+			})
+		}
 	}
 }
 
@@ -256,37 +264,56 @@ func TestRecovery(t *testing.T) {
 // every unconfirmed task.
 func TestFarmRecovery(t *testing.T) {
 	type fail = sim.ScriptedFailure
+	// Node 0 holds the master alone, nodes 1-3 a worker each. With Shrink a
+	// dead worker stays dead while another survives (retired); the last one
+	// is re-created (the collection cannot be empty).
 	cases := []struct {
-		name           string
-		plan           []fail
-		master, worker bool
+		name              string
+		plan              []fail
+		master, worker    bool
+		retired, recreate int // with Shrink
 	}{
-		{"worker", []fail{{Node: 2, Progress: 0.4, ByProgress: true}}, false, true},
-		{"master", []fail{{Node: 0, Progress: 0.5, ByProgress: true}}, true, false},
-		{"master then worker", []fail{{Node: 0, Progress: 0.3, ByProgress: true}, {Node: 2, Progress: 0.7, ByProgress: true}}, true, true},
-		{"worker and master together", []fail{{Node: 3, Progress: 0.5, ByProgress: true}, {Node: 0, Progress: 0.5, ByProgress: true}}, true, true},
+		{"worker", []fail{{Node: 2, Progress: 0.4, ByProgress: true}}, false, true, 1, 0},
+		{"master", []fail{{Node: 0, Progress: 0.5, ByProgress: true}}, true, false, 0, 0},
+		{"master then worker", []fail{{Node: 0, Progress: 0.3, ByProgress: true}, {Node: 2, Progress: 0.7, ByProgress: true}}, true, true, 1, 0},
+		{"worker and master together", []fail{{Node: 3, Progress: 0.5, ByProgress: true}, {Node: 0, Progress: 0.5, ByProgress: true}}, true, true, 1, 0},
+		{"every worker together", []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 2, Progress: 0.5, ByProgress: true}, {Node: 3, Progress: 0.5, ByProgress: true}}, false, true, 2, 1},
 	}
+	// order logging changes nothing here: workers are stateless and the split
+	// restarts from its checkpoint instead of re-executing
 	for _, c := range cases {
-		for _, every := range []int64{0, 5} {
-			t.Run(fmt.Sprintf("%s every %d", c.name, every), func(t *testing.T) {
+		for _, v := range []struct {
+			every            int64
+			logOrder, shrink bool
+		}{{0, false, true}, {5, false, true}, {0, true, true}, {5, true, true}, {0, false, false}, {5, false, false}} {
+			every := v.every
+			t.Run(fmt.Sprintf("%s every %d order logged %v shrink %v", c.name, every, v.logOrder, v.shrink), func(t *testing.T) {
 				cfg := baseConfig()
 				cfg.Failures = sim.ScriptedFailures
 				cfg.Planned = c.plan
 				pc := DefaultConfig()
-				pc.Every = every
+				pc.Every, pc.LogOrder, pc.Shrink = every, v.logOrder, v.shrink
 				res, p := runDPS(t, cfg, farmJob(t), pc)
 				checkClean(t, c.name, res, p)
 				if res.Stats.Unrecoverable != 0 || res.Stats.Restarts != 0 {
 					t.Fatalf("unrecoverable %d, restarts %d", res.Stats.Unrecoverable, res.Stats.Restarts)
 				}
-				if c.worker != (p.C.Recreated > 0) || (p.C.Resent == 0 && (c.worker && !c.master || every > 0)) {
-					t.Fatalf("recreated %d, resent %d", p.C.Recreated, p.C.Resent)
+				if p.C.Resent == 0 && (c.worker && !c.master || every > 0) {
+					t.Fatalf("resent %d", p.C.Resent)
+				}
+				// a dead worker is re-created, or with Shrink retired and its
+				// tasks handed to the survivors (the master's node has workers)
+				switch {
+				case !v.shrink && (c.worker != (p.C.Recreated > 0) || p.C.Retired != 0 || p.C.Reassigned != 0),
+					v.shrink && (p.C.Recreated != c.recreate || p.C.Retired != c.retired),
+					v.shrink && c.worker && !c.master && p.C.Reassigned == 0:
+					t.Fatalf("shrink %v: recreated %d, retired %d, resent %d, reassigned %d", v.shrink, p.C.Recreated, p.C.Retired, p.C.Resent, p.C.Reassigned)
 				}
 				if c.master != (p.C.Recovered > 0) {
 					t.Fatalf("master recovered %d times", p.C.Recovered)
 				}
-				t.Logf("recreated %d, resent %d, recovered %d, replayed %d, re-posted %d, dropped %d, stale %d",
-					p.C.Recreated, p.C.Resent, p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.StaleResults)
+				t.Logf("recreated %d, retired %d, resent %d (reassigned %d), recovered %d, replayed %d, re-posted %d, dropped %d, stale %d",
+					p.C.Recreated, p.C.Retired, p.C.Resent, p.C.Reassigned, p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.StaleResults)
 			})
 		}
 	}

@@ -1,0 +1,85 @@
+package dps
+
+import "ftsim/sim"
+
+// Memory overhead (issue: "backup queues, states, split copies are
+// measured"). Every byte the protocol keeps is accounted with the runtime as
+// sim.MemBackup on the node that holds it (released with the node when it
+// fails); the protocol also keeps the breakdown by kind, whose peaks it
+// reports as metrics when the run ends.
+
+// memKind is what a byte of protocol memory holds.
+type memKind int
+
+const (
+	memQueue memKind = iota // duplicates stored by backup threads (and their handling-order log)
+	memState                // thread states held by backup threads (checkpoints, regenerated copies)
+	memCopy                 // task copies the split keeps until the merge confirms them
+	numMemKinds
+)
+
+// Names of the metrics the protocol reports (peak bytes held cluster-wide).
+const (
+	MetricBackupPeak = "backup_peak_bytes"       // all protocol memory together
+	MetricQueuePeak  = "backup_queue_peak_bytes" // stored duplicates and order log
+	MetricStatePeak  = "backup_state_peak_bytes" // backup thread states
+	MetricCopyPeak   = "split_copy_peak_bytes"   // split's task copies
+	// MetricStateBytes is the size of one checkpoint of every stateful
+	// thread at the end of the run (the sum of their modeled states): the
+	// paper's "size of a checkpoint" (32 MB for the 4000×4000 Life of Fig. 12).
+	MetricStateBytes = "thread_state_bytes"
+)
+
+// memAdd accounts delta bytes of kind k on node n.
+func (p *Protocol) memAdd(n sim.NodeID, k memKind, delta int64) {
+	rt := p.RT
+	rt.MemAdd(n, sim.MemBackup, delta)
+	if !rt.Alive(n) {
+		return // released with the node, as the runtime does
+	}
+	if p.memNode == nil {
+		p.memNode = map[sim.NodeID]*[numMemKinds]int64{}
+	}
+	m := p.memNode[n]
+	if m == nil {
+		m = &[numMemKinds]int64{}
+		p.memNode[n] = m
+	}
+	m[k] += delta
+	p.memTot[k] += delta
+	p.memPeak[k] = max(p.memPeak[k], p.memTot[k])
+}
+
+// memFailed releases what node n held: it failed.
+func (p *Protocol) memFailed(n sim.NodeID) {
+	m := p.memNode[n]
+	if m == nil {
+		return
+	}
+	for k := range m {
+		p.memTot[k] -= m[k]
+	}
+	delete(p.memNode, n)
+}
+
+var _ sim.Finisher = (*Protocol)(nil)
+
+// OnFinish reports the peak protocol memory: all of it (the runtime's peak of
+// sim.MemBackup, which sees node failures at the instant they happen) and the
+// peak of each kind; and the size of a whole-application checkpoint. Before
+// that it gives back the stateless threads retired by Shrink (unretire).
+func (p *Protocol) OnFinish() {
+	p.unretire()
+	st := p.RT.Stats()
+	st.SetMetric(MetricBackupPeak, float64(st.PeakMem[sim.MemBackup]))
+	st.SetMetric(MetricQueuePeak, float64(p.memPeak[memQueue]))
+	st.SetMetric(MetricStatePeak, float64(p.memPeak[memState]))
+	st.SetMetric(MetricCopyPeak, float64(p.memPeak[memCopy]))
+	var state int64
+	for i := range p.th {
+		if !p.th[i].stateless {
+			state += p.RT.ModeledSize(sim.ObjID(i))
+		}
+	}
+	st.SetMetric(MetricStateBytes, float64(state))
+}
