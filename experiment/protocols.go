@@ -125,6 +125,7 @@ type dpsParams struct {
 	HeaderBytes   int64              `toml:"header_bytes"`   // sequence number + operation id on every message
 	EntryBytes    int64              `toml:"entry_bytes"`    // per entry of a checkpoint's processed list, and per determinant
 	LogOrder      bool               `toml:"log_order"`      // log the handling order to the backups (default: on for pida)
+	Spread        bool               `toml:"spread"`         // back a node's threads up on different nodes
 }
 
 func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
@@ -140,7 +141,7 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 		return nil, err
 	}
 	cfg := dps.Config{Backups: int(p.Backups), Every: p.Every, EveryProgress: p.EveryProgress, Period: sim.Time(p.Period),
-		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder}
+		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder, Spread: p.Spread}
 	for _, id := range p.Stateless {
 		cfg.Stateless = append(cfg.Stateless, sim.ObjID(id))
 	}

@@ -79,6 +79,13 @@ type Config struct {
 	// Audit keeps oracle bookkeeping for tests (original sequence numbers,
 	// double processing); it costs memory and changes nothing else.
 	Audit bool
+	// Spread places the backups of a node's threads on different nodes (the
+	// j-th thread of a node starts j nodes further than the paper's Fig. 4
+	// rotation), so that a failed node's threads are taken over by several
+	// nodes instead of doubling the load of the next one. The price: with
+	// several threads per node, any two simultaneous failures may take a
+	// thread and its backup, where with the plain rotation only neighbours do.
+	Spread bool
 }
 
 // DefaultConfig is one backup per thread, a checkpoint every 100 handled
@@ -350,7 +357,9 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 }
 
 // Start creates the backup threads: object i's k-th backup lives on the node at
-// slot (slot(i) + 1 + k) mod N (the paper's Fig. 4), holding the initial state.
+// slot (slot(i) + 1 + k) mod N (the paper's Fig. 4), or with Spread at
+// slot(i) + 1 + (j + k) mod (N − 1) for the j-th thread of its node, holding
+// the initial state.
 func (p *Protocol) Start() {
 	rt := p.RT
 	n := rt.NumObjects()
@@ -368,6 +377,7 @@ func (p *Protocol) Start() {
 		idx[s] = i
 	}
 	nb := min(p.cfg.Backups, len(slots)-1)
+	local := map[sim.NodeID]int{} // threads of each node placed so far
 	for i := range p.th {
 		t := &p.th[i]
 		t.pst.sent = map[sim.ObjID]uint64{}
@@ -385,9 +395,16 @@ func (p *Protocol) Start() {
 		t.logs = p.cfg.LogOrder && id != p.split
 		t.bkGen = 1
 		s := idx[rt.NodeOf(id)]
+		// Rotation as in the paper's Fig. 4; with Spread the j-th thread of
+		// a node starts its backups j nodes further.
+		j := 0
+		if p.cfg.Spread {
+			j = local[rt.NodeOf(id)]
+			local[rt.NodeOf(id)]++
+		}
 		size := rt.ModeledSize(id)
 		for k := range nb {
-			node := slots[(s+1+k)%len(slots)]
+			node := slots[(s+1+(j+k)%(len(slots)-1))%len(slots)]
 			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: idSet{}}
 			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck, queue: map[msgKey]*sim.Message{}}
 			t.backups = append(t.backups, bk)

@@ -140,6 +140,40 @@ func TestRotatedPlacement(t *testing.T) {
 	}
 }
 
+// With Spread and several threads per node, a node's threads back up on
+// different nodes, so that after a failure no survivor takes over more than
+// its share.
+func TestRotatedPlacementSpreads(t *testing.T) {
+	p := life.DefaultParams()
+	p.Width, p.Height, p.Generations, p.ObjectsPerNode = 32, 32, 1, 4
+	w, _ := life.New(p, 4, nil)
+	cfg := baseConfig()
+	cfg.Nodes = 4
+	pc := DefaultConfig()
+	pc.Spread = true
+	pr, _ := New(pc)
+	rt, _ := sim.New(cfg, w, pr)
+	rt.Run()
+	for n := range sim.NodeID(4) {
+		holders := map[sim.NodeID]int{}
+		for i := range pr.th {
+			if rt.NodeOf(sim.ObjID(i)) == n {
+				b := pr.th[i].backups[0].node
+				if b == n {
+					t.Fatalf("object %d backs up on its own node", i)
+				}
+				holders[b]++
+			}
+		}
+		// 4 threads over the 3 other nodes: no node holds more than 2
+		for b, k := range holders {
+			if k > 2 || len(holders) != 3 {
+				t.Errorf("node %d's threads back up %v (node %d holds %d)", n, holders, b, k)
+			}
+		}
+	}
+}
+
 // Each thread checkpoints on its own every `every` handled messages: a Life
 // tile handles its Start plus 8 halos per generation, so it sends
 // ⌊(8G+1)/every⌋ checkpoints to each backup, and each prunes its queue.
