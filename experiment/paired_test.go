@@ -119,3 +119,22 @@ func TestPairedRatiosGrouping(t *testing.T) {
 		t.Fatal("points without runs are summarised")
 	}
 }
+
+// A protocol's own metrics are averaged over the runs that report them.
+func TestSummarizeMetrics(t *testing.T) {
+	recs := []Record{
+		{Finished: true, Metrics: map[string]float64{"restart_s": 2, "iteration_s": 1}},
+		{Finished: true, Metrics: map[string]float64{"restart_s": 4}},
+		{Finished: true},
+	}
+	s := Summarize(recs)
+	if r := s.Metrics["restart_s"]; r.N != 2 || r.Mean != 3 {
+		t.Errorf("restart_s %+v, want the mean 3 of 2 runs", r)
+	}
+	if r := s.Metrics["iteration_s"]; r.N != 1 || r.Mean != 1 {
+		t.Errorf("iteration_s %+v", r)
+	}
+	if Summarize(recs[2:]).Metrics != nil {
+		t.Error("metrics without any run reporting one")
+	}
+}

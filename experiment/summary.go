@@ -34,6 +34,9 @@ type Summary struct {
 	Runs, Finished, DigestOK, Unrecoverable  int
 	Makespan, Efficiency, Failures, Recovery Estimate
 	Baseline, FaultFree, Overhead            float64
+	// Metrics are the protocol's own figures (Record.Metrics), over the
+	// runs that report them.
+	Metrics map[string]Estimate
 }
 
 // Summarize aggregates records of one point. Recovery averages over the runs
@@ -41,8 +44,12 @@ type Summary struct {
 func Summarize(recs []Record) Summary {
 	var s Summary
 	var mk, eff, fail, rec []float64
+	metrics := map[string][]float64{}
 	for _, r := range recs {
 		s.Runs++
+		for k, v := range r.Metrics {
+			metrics[k] = append(metrics[k], v)
+		}
 		if r.Finished {
 			s.Finished++
 			mk = append(mk, r.MakespanS)
@@ -62,5 +69,11 @@ func Summarize(recs []Record) Summary {
 	}
 	s.Makespan, s.Efficiency = Estimate95(mk), Estimate95(eff)
 	s.Failures, s.Recovery = Estimate95(fail), Estimate95(rec)
+	if len(metrics) > 0 {
+		s.Metrics = make(map[string]Estimate, len(metrics))
+		for k, xs := range metrics {
+			s.Metrics[k] = Estimate95(xs)
+		}
+	}
 	return s
 }

@@ -225,7 +225,7 @@ func figuresAlong(key string, sl slice) []figure {
 			return
 		}
 		if sl.fixed != "" {
-			c.Title += " (" + strings.ReplaceAll(sl.fixed, ";", ", ") + ")"
+			c.Title += "\n" + strings.ReplaceAll(sl.fixed, ";", ", ") // a second line: long settings would be cut
 		}
 		out = append(out, figure{name, sl.fixed, c})
 	}
@@ -257,12 +257,19 @@ func figuresAlong(key string, sl slice) []figure {
 		add("efficiency-vs-mtbf", plots.EfficiencyVsMTBF(collect(func(p slicePoint) (plots.Estimate, bool) {
 			return est(p.sum.Efficiency), p.sum.Efficiency.N > 0
 		})))
-	case key == "workload.objects_per_node":
+	case key == "workload.objects_per_node" || key == "workload.blocks_per_node":
+		// the paper's restart time (mlog measure_restart) where the runs
+		// measured it, else the recovery time per failure
 		add("recovery-vs-objects", plots.RecoveryVsObjects(collect(func(p slicePoint) (plots.Estimate, bool) {
+			if e, ok := p.sum.Metrics["restart_s"]; ok {
+				return est(e), e.N > 0
+			}
 			return est(p.sum.Recovery), p.sum.Recovery.N > 0
 		})))
-	case key == "protocol.every":
-		add("checkpoint-overhead-vs-every", plots.CheckpointOverheadVsInterval(collect(overhead)))
+	case key == "protocol.every" || key == "protocol.every_progress":
+		// every = 0 means no checkpoint: not a point of this curve
+		pts := slices.DeleteFunc(collect(overhead), func(p plots.Point) bool { return p.X <= 0 })
+		add("checkpoint-overhead-vs-every", plots.CheckpointOverheadVsInterval(pts))
 	case slices.Contains(commKeys, key):
 		var pts []plots.Point
 		for _, p := range sl.pts {
