@@ -125,26 +125,29 @@ func (r PublishedRow) Diff() float64 {
 	return (r.Simulated - r.Value) / math.Abs(r.Value)
 }
 
+// hasSettings reports whether the point's settings are exactly those of
+// text (key=value;key=value in any order); an unparsable text matches none.
+func (p *SweepPoint) hasSettings(text string) bool {
+	want, err := scenarios.ParsePoint(text)
+	if err != nil || len(p.Settings) != len(want) {
+		return false
+	}
+	for _, kv := range want {
+		if !slices.Contains(p.Settings, Setting{kv[0], kv[1]}) {
+			return false
+		}
+	}
+	return true
+}
+
 // PointOf returns the sweep point whose settings are those of text
 // (key=value;key=value in any order; "" is the sweep without varies).
 func (sw *Sweep) PointOf(text string) (*SweepPoint, error) {
-	want, err := scenarios.ParsePoint(text)
-	if err != nil {
+	if _, err := scenarios.ParsePoint(text); err != nil {
 		return nil, err
 	}
 	for i := range sw.Points {
-		p := &sw.Points[i]
-		if len(p.Settings) != len(want) {
-			continue
-		}
-		match := true
-		for _, kv := range want {
-			if !slices.Contains(p.Settings, Setting{kv[0], kv[1]}) {
-				match = false
-				break
-			}
-		}
-		if match {
+		if p := &sw.Points[i]; p.hasSettings(text) {
 			return p, nil
 		}
 	}

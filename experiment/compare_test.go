@@ -109,6 +109,16 @@ func TestCompareProtocols(t *testing.T) {
 	if err := sw.Run(context.Background(), opts, func(r SweepRecord) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	// The point of a published figure (not a ratio) carries it, for plots.
+	for _, pi := range infos {
+		want := []PublishedValue(nil)
+		if pi.Point == "protocol=cpr-1s;cluster.nodes=4" {
+			want = []PublishedValue{{"Table X", "makespan_s", 3}}
+		}
+		if !slices.Equal(pi.Published, want) {
+			t.Errorf("%s carries %v, want %v", pi.Point, pi.Published, want)
+		}
+	}
 	cs := CompareProtocols(recs, sw.Varies, infos)
 	if len(cs) != 2 || cs[0].Rest != "cluster.nodes=2" || cs[1].Rest != "cluster.nodes=4" {
 		t.Fatalf("comparisons %+v", cs)

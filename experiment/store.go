@@ -112,6 +112,16 @@ type PointInfo struct {
 	// would count the same wait many times.
 	CommS       float64            `json:"comm_s"`
 	Predictions []StoredPrediction `json:"predictions"`
+	// Published are the scenario's [[published]] figures of this point
+	// (those that are not ratios), for figures to draw beside the results.
+	Published []PublishedValue `json:"published,omitempty"`
+}
+
+// PublishedValue is a published figure of a point.
+type PublishedValue struct {
+	Source string  `json:"source"`
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
 }
 
 // CommCompRatio is the communication/computation ratio of the point,
@@ -141,6 +151,11 @@ func NewPointInfo(sp *SweepPoint, p *Point) PointInfo {
 	}
 	for _, x := range p.Predictions() {
 		pi.Predictions = append(pi.Predictions, StoredPrediction(x))
+	}
+	for _, pub := range s.Published {
+		if pub.RatioTo == "" && sp.hasSettings(pub.Point) {
+			pi.Published = append(pi.Published, PublishedValue{pub.Source, pub.Metric, pub.Value})
+		}
 	}
 	return pi
 }

@@ -32,15 +32,18 @@ series per protocol, error bars the 95% confidence intervals:
   failures.node_mtbf          makespan vs MTBF with the analytical prediction
                               (restart from scratch, periodic checkpointing);
                               efficiency vs MTBF
-  workload.objects_per_node   recovery time vs objects per node
-  protocol.every              checkpoint overhead vs iterations per checkpoint
+  workload.objects_per_node,  recovery time vs objects per node (the paper's
+  workload.blocks_per_node    restart time where mlog measured it)
+  protocol.every,             checkpoint overhead vs iterations per checkpoint
+  protocol.every_progress
   network.bandwidth, network.latency, network.cpu_load, workload.cell_ops,
   cluster.rate                fault-free overhead vs communication/computation
                               ratio
   any other numeric key       makespan vs that key
 
 When other keys are varied too, one figure is drawn per combination of their
-values, named after it.`,
+values, named after it. The scenario's [[published]] figures of the plotted
+quantity are drawn beside the results as dashed lines in the protocol's colour.`,
 		Example: `  ftsim plot results
   ftsim plot results --out figures --format svg`,
 		Args: cobra.ExactArgs(1),
@@ -68,6 +71,10 @@ values, named after it.`,
 	c.Flags().StringVar(&formats, "format", "png,svg", "comma-separated formats: png, svg")
 	return c
 }
+
+// publishedSuffix names the series of published figures ("fast (published)"):
+// drawn in the protocol's colour, as a reference line.
+const publishedSuffix = " (published)"
 
 // commKeys are the keys that change the communication/computation ratio.
 var commKeys = []string{"network.bandwidth", "network.latency", "network.cpu_load", "workload.cell_ops", "cluster.rate"}
@@ -224,6 +231,9 @@ func figuresAlong(key string, sl slice) []figure {
 		if len(c.Series) == 0 {
 			return
 		}
+		for i := range c.Series { // published figures are drawn as reference lines
+			c.Series[i].Curve = strings.HasSuffix(c.Series[i].Name, publishedSuffix)
+		}
 		if sl.fixed != "" {
 			c.Title += "\n" + strings.ReplaceAll(sl.fixed, ";", ", ") // a second line: long settings would be cut
 		}
@@ -234,6 +244,21 @@ func figuresAlong(key string, sl slice) []figure {
 		for _, p := range sl.pts {
 			if e, ok := y(p); ok {
 				pts = append(pts, plots.Point{Series: p.sum.Protocol, X: p.x, Y: e})
+			}
+		}
+		return pts
+	}
+	// published adds the scenario's published values of metric beside the
+	// points, one series per protocol
+	published := func(pts []plots.Point, metric string) []plots.Point {
+		for _, p := range sl.pts {
+			if p.info == nil {
+				continue
+			}
+			for _, pub := range p.info.Published {
+				if pub.Metric == metric {
+					pts = append(pts, plots.Point{Series: p.sum.Protocol + publishedSuffix, X: p.x, Y: exact(pub.Value)})
+				}
 			}
 		}
 		return pts
@@ -260,16 +285,19 @@ func figuresAlong(key string, sl slice) []figure {
 	case key == "workload.objects_per_node" || key == "workload.blocks_per_node":
 		// the paper's restart time (mlog measure_restart) where the runs
 		// measured it, else the recovery time per failure
-		add("recovery-vs-objects", plots.RecoveryVsObjects(collect(func(p slicePoint) (plots.Estimate, bool) {
+		metric := "recovery_s_mean"
+		pts := collect(func(p slicePoint) (plots.Estimate, bool) {
 			if e, ok := p.sum.Metrics["restart_s"]; ok {
+				metric = "restart_s"
 				return est(e), e.N > 0
 			}
 			return est(p.sum.Recovery), p.sum.Recovery.N > 0
-		})))
+		})
+		add("recovery-vs-objects", plots.RecoveryVsObjects(published(pts, metric)))
 	case key == "protocol.every" || key == "protocol.every_progress":
 		// every = 0 means no checkpoint: not a point of this curve
 		pts := slices.DeleteFunc(collect(overhead), func(p plots.Point) bool { return p.X <= 0 })
-		add("checkpoint-overhead-vs-every", plots.CheckpointOverheadVsInterval(pts))
+		add("checkpoint-overhead-vs-every", plots.CheckpointOverheadVsInterval(published(pts, "overhead")))
 	case slices.Contains(commKeys, key):
 		var pts []plots.Point
 		for _, p := range sl.pts {
