@@ -85,13 +85,14 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 	}, nil
 }
 
-// abftParams are the [protocol] keys of kind "abft" (FTPIDA*).
+// abftParams are the [protocol] keys of kind "abft": FTPIDA* on workload
+// pida (thesis 004 ch. 3), critical-data replication on workload dp (ch. 4-5).
 type abftParams struct {
-	Interval    scenarios.Duration `toml:"interval"`     // period c of the fault recovery messages
-	FrameBytes  int64              `toml:"frame_bytes"`  // modeled bytes per stack frame in a recovery message
-	HeaderBytes int64              `toml:"header_bytes"` // fixed part of a recovery message
-	AckBytes    int64              `toml:"ack_bytes"`    // backupACK, workACK, "no work" notices
-	UseSpares   bool               `toml:"use_spares"`   // false: rebuild a lost worker on its neighbour's node
+	Interval    scenarios.Duration `toml:"interval"`     // pida: period c of the fault recovery messages
+	FrameBytes  int64              `toml:"frame_bytes"`  // pida: modeled bytes per stack frame in a recovery message
+	HeaderBytes int64              `toml:"header_bytes"` // pida: fixed part of a recovery message; dp: per stage of critical data
+	AckBytes    int64              `toml:"ack_bytes"`    // pida: backupACK, workACK, "no work" notices
+	UseSpares   bool               `toml:"use_spares"`   // false: rebuild a lost process on a survivor (its neighbour's / its copy holder's node)
 }
 
 func buildABFT(s *scenarios.Scenario) (protocolMaker, error) {
@@ -102,8 +103,32 @@ func buildABFT(s *scenarios.Scenario) (protocolMaker, error) {
 	if err := sec.Decode(&p); err != nil {
 		return nil, err
 	}
-	if s.Workload.Kind() != "pida" {
-		return nil, sec.Errorf("kind", "protocol abft is application-specific: it needs workload.kind = \"pida\" (DP critical data is not implemented yet), not %q", s.Workload.Kind())
+	switch s.Workload.Kind() {
+	case "pida":
+	case "dp":
+		// Critical data rides on the application's own messages: there is no
+		// period, and the stack-frame sizes of FTPIDA* mean nothing.
+		for _, k := range []string{"interval", "frame_bytes", "ack_bytes"} {
+			if sec.Has(k) {
+				return nil, sec.Errorf(k, "protocol abft on workload dp replicates critical data with every iteration; %s applies to workload pida only", k)
+			}
+		}
+		cfg := abft.DefaultDPConfig()
+		if sec.Has("header_bytes") {
+			cfg.HeaderBytes = p.HeaderBytes
+		}
+		if sec.Has("use_spares") {
+			cfg.UseSpares = p.UseSpares
+		}
+		if _, err := abft.NewDP(cfg); err != nil {
+			return nil, sec.Errorf("header_bytes", "%v", err)
+		}
+		return func() sim.Protocol {
+			pr, _ := abft.NewDP(cfg) // validated above
+			return pr
+		}, nil
+	default:
+		return nil, sec.Errorf("kind", "protocol abft is application-specific: it needs workload.kind = \"pida\" (FTPIDA*) or \"dp\" (LCS, TSP, knapsack critical data), not %q", s.Workload.Kind())
 	}
 	cfg := abft.Config{Interval: sim.Time(p.Interval), FrameBytes: p.FrameBytes, HeaderBytes: p.HeaderBytes,
 		AckBytes: p.AckBytes, UseSpares: p.UseSpares}

@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"slices"
 	"sort"
 
 	"ftsim/sim"
@@ -76,11 +77,36 @@ var (
 )
 
 // base holds what the three workloads share: the object count, the stage
-// count and the cost model.
+// count, the cost model and the messaging mode.
 type base struct {
 	objects int
 	stages  int
 	cost    costModel
+	// requests selects the request-reply messaging of the thesis's
+	// algorithms 4.1 and 5.1: before computing a stage an object asks each
+	// member of its receiver set for the stage's data, and a sender replies
+	// only once asked. It doubles the messages (2(N-1) per LCS iteration, as
+	// eq. 4.12 counts them) and gives the ABFT protocol the request messages
+	// that Protocol 1 piggybacks critical data on.
+	requests bool
+	reqBytes int64 // modeled size of a request
+}
+
+// Requests reports whether the workload uses request-reply messaging, and
+// the modeled size of a request.
+func (w *base) Requests() (on bool, bytes int64) { return w.requests, w.reqBytes }
+
+// TagRequest is the tag of the request for the data of stage s (request-reply
+// mode): -2-s, below TagTick, so that it never collides with a data tag.
+func TagRequest(s int) int32 { return int32(-2 - s) }
+
+// RequestStage is the stage a request tag asks for, or -1 if tag is not a
+// request.
+func RequestStage(tag int32) int {
+	if tag > -2 {
+		return -1
+	}
+	return int(-2 - tag)
 }
 
 // NumObjects implements sim.Workload.
@@ -187,6 +213,16 @@ func (in *inputs) take(stage int) []input {
 	return out
 }
 
+// peek returns the inputs of stage, which must be the lowest stage
+// buffered, in sender order, leaving them buffered.
+func (in inputs) peek(stage int) []input {
+	n := 0
+	for n < len(in) && in[n].stage == stage {
+		n++
+	}
+	return in[:n]
+}
+
 // payloadBytes is the real size of the buffered payloads.
 func (in inputs) payloadBytes() int {
 	n := 0
@@ -233,6 +269,121 @@ type stager struct {
 	id    sim.ObjID
 	stage int // stages completed; the next one to compute
 	in    inputs
+
+	// Request-reply mode only (base.requests):
+	asked  int     // stages below asked have had their requests sent
+	wants  []want  // requests received for data not computed yet
+	outbox []reply // data computed, waiting for its request
+	// ticking: a tick is on its way (not state: at worst a restored object
+	// sends one tick too many, which finds nothing to do)
+	ticking bool
+}
+
+// want is a request received before its data was computed.
+type want struct {
+	stage int
+	src   sim.ObjID
+}
+
+// reply is a data message waiting for its request.
+type reply struct {
+	stage int
+	dst   sim.ObjID
+	size  int64
+	data  []byte
+}
+
+// emit sends the data message of stage to dst: at once without requests,
+// else when dst has asked for it (now if it already has).
+func (s *stager) emit(c *sim.Ctx, b *base, dst sim.ObjID, stage int, size int64, data []byte) {
+	if b.requests {
+		i := slices.Index(s.wants, want{stage, dst})
+		if i < 0 {
+			s.outbox = append(s.outbox, reply{stage, dst, size, data})
+			return
+		}
+		s.wants = slices.Delete(s.wants, i, i+1)
+	}
+	c.Send(dst, int32(stage), size, data)
+}
+
+// request handles a request from src for the data of stage: it answers at
+// once from the outbox, remembers it if the data is still to be computed
+// (sentAfter is the stage after which the data leaves), and ignores a
+// duplicate for data already sent.
+func (s *stager) request(c *sim.Ctx, src sim.ObjID, stage, sentAfter int) {
+	for i, r := range s.outbox {
+		if r.stage == stage && r.dst == src {
+			s.outbox = slices.Delete(s.outbox, i, i+1)
+			c.Send(src, int32(stage), r.size, r.data)
+			return
+		}
+	}
+	if sentAfter >= s.stage && !slices.Contains(s.wants, want{stage, src}) {
+		s.wants = append(s.wants, want{stage, src})
+	}
+}
+
+// Promised reports whether the data of stage for dst is computed and waits
+// in the outbox for its request (request-reply mode).
+func (s *stager) Promised(stage int, dst sim.ObjID) bool {
+	return slices.ContainsFunc(s.outbox, func(r reply) bool { return r.stage == stage && r.dst == dst })
+}
+
+// outboxBytes is the modeled size of the replies waiting for their request.
+func (s *stager) outboxBytes() int64 {
+	var n int64
+	for _, r := range s.outbox {
+		n += r.size
+	}
+	return n
+}
+
+// appendRequests encodes the request-reply state.
+func (s *stager) appendRequests(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(s.asked))
+	b = binary.AppendUvarint(b, uint64(len(s.wants)))
+	for _, x := range s.wants {
+		b = binary.AppendUvarint(b, uint64(x.stage))
+		b = binary.AppendUvarint(b, uint64(x.src))
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.outbox)))
+	for _, r := range s.outbox {
+		b = binary.AppendUvarint(b, uint64(r.stage))
+		b = binary.AppendUvarint(b, uint64(r.dst))
+		b = binary.AppendUvarint(b, uint64(r.size))
+		b = binary.AppendUvarint(b, uint64(len(r.data)))
+		b = append(b, r.data...)
+	}
+	return b
+}
+
+// readRequests decodes what appendRequests wrote.
+func (s *stager) readRequests(d *decoder, stages, objects int) {
+	asked := d.uvarint()
+	if d.err == nil && asked > uint64(stages) {
+		d.fail("requests asked beyond the last stage")
+	}
+	var wants []want
+	for n := d.count(2); n > 0 && d.err == nil; n-- {
+		st, src := d.uvarint(), d.uvarint()
+		if d.err == nil && (st >= uint64(stages) || src >= uint64(objects)) {
+			d.fail("request out of range")
+		}
+		wants = append(wants, want{int(st), sim.ObjID(src)})
+	}
+	var out []reply
+	for n := d.count(4); n > 0 && d.err == nil; n-- {
+		st, dst, size, l := d.uvarint(), d.uvarint(), d.uvarint(), d.count(1)
+		data := append([]byte(nil), d.bytes(l)...)
+		if d.err == nil && (st >= uint64(stages) || dst >= uint64(objects) || size > math.MaxInt64) {
+			d.fail("reply out of range")
+		}
+		out = append(out, reply{int(st), sim.ObjID(dst), int64(size), data})
+	}
+	if d.err == nil {
+		s.asked, s.wants, s.outbox = int(asked), wants, out
+	}
 }
 
 // Stage is the number of stages the object has completed.
@@ -247,6 +398,12 @@ type stepper interface {
 	stages() int
 	// need is the size of the receiver set of stage.
 	need(stage int) int
+	// common is the workload's shared part (messaging mode).
+	common() *base
+	// receivers is the receiver set of stage (whom to ask in request mode).
+	receivers(stage int) []sim.ObjID
+	// sentAfter is the stage after which the data of stage leaves.
+	sentAfter(stage int) int
 	// step computes the current stage, sends its outputs and advances.
 	step(c *sim.Ctx)
 }
@@ -257,23 +414,59 @@ func start(c *sim.Ctx, o stepper) { drive(c, o) }
 
 func handle(c *sim.Ctx, o stepper, m *sim.Message) {
 	s := o.st()
-	// Messages for stages already computed are stale duplicates (a replay
-	// after a recovery); those past the end cannot be ours. Both are ignored.
-	if m.Tag >= 0 && int(m.Tag) >= s.stage && int(m.Tag) < o.stages() {
+	requests := o.common().requests
+	if r := RequestStage(m.Tag); r >= 0 {
+		if r < o.stages() && requests {
+			s.request(c, m.Src, r, o.sentAfter(r))
+		}
+	} else if m.Tag >= 0 && int(m.Tag) >= s.stage && int(m.Tag) < o.stages() {
+		// Messages for stages already computed are stale duplicates (a
+		// replay after a recovery); those past the end cannot be ours. Both
+		// are ignored.
 		s.in.put(int(m.Tag), m.Src, m.Payload)
+	}
+	if m.Tag == TagTick {
+		s.ticking = false
+	} else if requests {
+		// Request-reply mode computes only on ticks, so that requests
+		// queued behind a burst of data (a recovery's replay) are answered
+		// between stages, as a process polling for requests between
+		// iterations would, instead of after the whole burst.
+		ask(c, o)
+		if ready(o) && !s.ticking {
+			s.ticking = true
+			c.Send(s.id, TagTick, 0, nil)
+		}
+		return
 	}
 	drive(c, o)
 }
 
 func drive(c *sim.Ctx, o stepper) {
 	s := o.st()
+	ask(c, o)
 	if !ready(o) {
 		return
 	}
 	o.step(c)
-	if ready(o) {
+	ask(c, o)
+	if ready(o) && !s.ticking {
+		s.ticking = true
 		c.Send(s.id, TagTick, 0, nil)
 	}
+}
+
+// ask sends, in request mode, the requests of the current stage if they
+// have not been sent yet: the start of an iteration of algorithm 4.1.
+func ask(c *sim.Ctx, o stepper) {
+	s, b := o.st(), o.common()
+	if !b.requests || s.stage >= o.stages() || s.asked > s.stage {
+		return
+	}
+	for _, q := range o.receivers(s.stage) {
+		c.Send(q, TagRequest(s.stage), b.reqBytes, nil)
+	}
+	s.asked = s.stage + 1
 }
 
 func ready(o stepper) bool {

@@ -206,8 +206,11 @@ type KnapsackObject struct {
 // flagWords is the number of words holding rows rows of width bits each.
 func flagWords(rows, width int) int { return (rows*width + 63) / 64 }
 
-func (o *KnapsackObject) st() *stager { return &o.stager }
-func (o *KnapsackObject) stages() int { return o.w.stages }
+func (o *KnapsackObject) st() *stager                 { return &o.stager }
+func (o *KnapsackObject) stages() int                 { return o.w.stages }
+func (o *KnapsackObject) common() *base               { return &o.w.base }
+func (o *KnapsackObject) receivers(s int) []sim.ObjID { return o.w.ReceiverSet(s, o.id) }
+func (o *KnapsackObject) sentAfter(s int) int         { return s - 1 }
 func (o *KnapsackObject) need(s int) int {
 	return len(o.w.ReceiverSet(s, o.id))
 }
@@ -273,7 +276,7 @@ func (o *KnapsackObject) step(c *sim.Ctx) {
 	if next := o.stage; next < w.stages {
 		for _, k := range w.SenderSet(next, o.id) {
 			a, b := w.Transfer(next, o.id, k)
-			c.Send(k, int32(next), w.cost.bytes(b-a, true), appendInt64s(nil, o.vals[a-o.lo:b-o.lo]))
+			o.emit(c, &w.base, k, next, w.cost.bytes(b-a, true), appendInt64s(nil, o.vals[a-o.lo:b-o.lo]))
 		}
 	}
 }
@@ -283,7 +286,7 @@ func (o *KnapsackObject) step(c *sim.Ctx) {
 func (o *KnapsackObject) ModeledSize() int64 {
 	width := float64(o.hi-o.lo) * o.w.cost.scale
 	flagBytes := int64(o.stage) * int64((width+7)/8)
-	return o.w.cost.bytes(o.hi-o.lo, true) + flagBytes + o.w.cost.bytes(o.in.payloadBytes()/8, true)
+	return o.w.cost.bytes(o.hi-o.lo, true) + flagBytes + o.w.cost.bytes(o.in.payloadBytes()/8, true) + o.outboxBytes()
 }
 
 // MarshalBinary implements sim.Object: the stage, the row values, the flag
@@ -293,7 +296,11 @@ func (o *KnapsackObject) MarshalBinary() ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(o.stage))
 	b = appendInt64s(b, o.vals)
 	b = appendUint64s(b, o.flags[:flagWords(o.stage, o.hi-o.lo)])
-	return o.in.appendTo(b), nil
+	b = o.in.appendTo(b)
+	if o.w.requests {
+		b = o.appendRequests(b)
+	}
+	return b, nil
 }
 
 // UnmarshalBinary implements sim.Object.
@@ -312,6 +319,9 @@ func (o *KnapsackObject) UnmarshalBinary(data []byte) error {
 		d.fail("flag bits beyond the rows computed")
 	}
 	in := readInputs(d, s, o.w.stages, o.w.objects)
+	if o.w.requests {
+		o.readRequests(d, o.w.stages, o.w.objects)
+	}
 	if err := d.done("knapsack", o.id); err != nil {
 		return err
 	}

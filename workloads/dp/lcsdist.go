@@ -128,6 +128,9 @@ func (w *LCSWorkload) NewObject(id sim.ObjID) sim.Object {
 	o.id = id
 	o.row = make([]int32, hi-lo+1)
 	o.dirs = make([]byte, (len(w.a)*(hi-lo)+3)/4)
+	if w.requests && hi > lo {
+		o.edge = make([]int32, len(w.a)+1)
+	}
 	if hi == lo {
 		o.stage = w.stages // nothing to compute
 	}
@@ -204,12 +207,19 @@ type LCSObject struct {
 	lo, hi int
 	row    []int32 // t[r0][lo..hi] for the next block's top row r0
 	dirs   []byte  // 2 bits per cell, row-major over rows 1..len(A) × columns lo+1..hi
+	// edge is t[0..r][hi], the right column of the rows computed, kept in
+	// request-reply mode: the data of every reply, so that a process
+	// rebuilt after a failure can answer a request for a past stage.
+	edge []int32
 
 	left, right []int32 // scratch, not state
 }
 
-func (o *LCSObject) st() *stager { return &o.stager }
-func (o *LCSObject) stages() int { return o.w.stages }
+func (o *LCSObject) st() *stager                 { return &o.stager }
+func (o *LCSObject) stages() int                 { return o.w.stages }
+func (o *LCSObject) common() *base               { return &o.w.base }
+func (o *LCSObject) receivers(s int) []sim.ObjID { return o.w.ReceiverSet(s, o.id) }
+func (o *LCSObject) sentAfter(s int) int         { return s }
 
 func (o *LCSObject) need(int) int {
 	if o.w.left[o.id] == sim.None {
@@ -258,12 +268,17 @@ func (o *LCSObject) step(c *sim.Ctx) {
 		copy(left, decodeInt32s(in[0].data, hb+1))
 	}
 	lcsBlockDirs(w.a[r0:r1], w.b[o.lo:o.hi], o.row, left, right, o.dirs, r0*(o.hi-o.lo))
+	if o.edge != nil {
+		copy(o.edge[r0+1:r1+1], right[1:])
+	}
 	c.Compute(w.cost.ops(hb*(o.hi-o.lo), 1))
+	// The stage is complete before its edge leaves, so that a protocol
+	// seeing the send finds the stage's critical data in the state.
+	o.stage++
 	if nb := w.right[o.id]; nb != sim.None {
 		// The edge runs down the rows, which are real: it is not scaled.
-		c.Send(nb, int32(o.stage), w.cost.bytes(hb+1, false), appendInt32s(nil, right))
+		o.emit(c, &w.base, nb, o.stage-1, w.cost.bytes(hb+1, false), appendInt32s(nil, right))
 	}
-	o.stage++
 }
 
 // lcsBlockDirs is LCSBlock with the bottom row written over top (row) and
@@ -306,7 +321,8 @@ func (o *LCSObject) ModeledSize() int64 {
 		r0 = len(o.w.a)
 	}
 	dirs := int64(math.Ceil(float64(r0*wd) * o.w.cost.scale / 4)) // 2 bits per cell
-	return o.w.cost.bytes(wd+1, true) + dirs + o.w.cost.bytes(o.in.payloadBytes()/4, false)
+	edge := o.w.cost.bytes(len(o.edge), false)
+	return o.w.cost.bytes(wd+1, true) + dirs + edge + o.w.cost.bytes(o.in.payloadBytes()/4, false) + o.outboxBytes()
 }
 
 // MarshalBinary implements sim.Object: the stage, the row, the directions
@@ -316,7 +332,23 @@ func (o *LCSObject) MarshalBinary() ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(o.stage))
 	b = appendInt32s(b, o.row)
 	b = append(b, o.dirs[:o.dirBytes(o.stage)]...)
-	return o.in.appendTo(b), nil
+	if o.edge != nil {
+		b = appendInt32s(b, o.edge[:o.edgeRows(o.stage)])
+	}
+	b = o.in.appendTo(b)
+	if o.w.requests {
+		b = o.appendRequests(b)
+	}
+	return b, nil
+}
+
+// edgeRows is the length of the edge prefix t[0..r][hi] after s stages.
+func (o *LCSObject) edgeRows(s int) int {
+	r, _ := o.w.rows(s)
+	if s >= o.w.stages {
+		r = len(o.w.a)
+	}
+	return r + 1
 }
 
 // dirBytes is the prefix of dirs holding the cells of stages 0..s-1.
@@ -338,10 +370,20 @@ func (o *LCSObject) UnmarshalBinary(data []byte) error {
 	if d.err == nil {
 		copy(dirs, d.bytes(o.dirBytes(s)))
 	}
+	var edge []int32
+	if o.edge != nil {
+		edge = make([]int32, len(o.edge))
+		if d.err == nil {
+			d.int32s(edge[:o.edgeRows(s)])
+		}
+	}
 	in := readInputs(d, s, o.w.stages, o.w.objects)
+	if o.w.requests {
+		o.readRequests(d, o.w.stages, o.w.objects)
+	}
 	if err := d.done("lcs", o.id); err != nil {
 		return err
 	}
-	o.stage, o.row, o.dirs, o.in = s, row, dirs, in
+	o.stage, o.row, o.dirs, o.in, o.edge = s, row, dirs, in, edge
 	return nil
 }

@@ -24,6 +24,10 @@ type Params struct {
 	// edges run down the real rows and do not). 1 = the real problem.
 	ModeledScale float64 `toml:"modeled_scale"`
 	Seed         int64   `toml:"seed"` // seed of random instances (the instance, not the run)
+	// Requests selects request-reply messaging (thesis algorithms 4.1,
+	// 5.1): every data message is preceded by a request from its receiver.
+	Requests     bool  `toml:"requests"`
+	RequestBytes int64 `toml:"request_bytes"` // modeled size of a request (requests = true)
 
 	// LCS: give a and b, or fasta, or random_a/random_b; none of them means
 	// two random 1000-base strings.
@@ -52,7 +56,7 @@ type Params struct {
 // DefaultParams is the LCS of two random 1000-base strings, one object per
 // node, 20 operations and 4 bytes per cell.
 func DefaultParams() Params {
-	return Params{Problem: "lcs", ObjectsPerNode: 1, CellOps: 20, BytesPerCell: 4, ModeledScale: 1, Seed: 1}
+	return Params{Problem: "lcs", ObjectsPerNode: 1, CellOps: 20, BytesPerCell: 4, ModeledScale: 1, Seed: 1, RequestBytes: 8}
 }
 
 // Limits on the real problem, so that a scenario cannot ask for more memory
@@ -101,7 +105,9 @@ func New(p Params, nodes int, resolve func(string) string) (sim.Workload, error)
 		if int64(len(a))*int64(len(b)) > maxLCSCells {
 			return nil, fmt.Errorf("workload: LCS of %d × %d characters is over the %d-cell limit of the real problem (use modeled_scale)", len(a), len(b), int64(maxLCSCells))
 		}
-		return newLCS(a, b, objects, int(p.BlockRows), cost), nil
+		w := newLCS(a, b, objects, int(p.BlockRows), cost)
+		w.requests, w.reqBytes = p.Requests, p.RequestBytes
+		return w, nil
 	case "knapsack":
 		k, err := p.knapsack(resolve)
 		if err != nil {
@@ -110,7 +116,9 @@ func New(p Params, nodes int, resolve func(string) string) (sim.Workload, error)
 		if int64(len(k.Weights))*int64(k.Capacity+1) > maxKnapsackCells {
 			return nil, fmt.Errorf("workload: knapsack of %d items × capacity %d is over the %d-cell limit of the real problem (use modeled_scale)", len(k.Weights), k.Capacity, int64(maxKnapsackCells))
 		}
-		return newKnapsack(k, objects, cost), nil
+		w := newKnapsack(k, objects, cost)
+		w.requests, w.reqBytes = p.Requests, p.RequestBytes
+		return w, nil
 	case "tsp":
 		t, key, err := p.tsp(resolve)
 		if err != nil {
@@ -120,6 +128,7 @@ func New(p Params, nodes int, resolve func(string) string) (sim.Workload, error)
 		if err != nil {
 			return nil, fmt.Errorf("workload.%s: %w", key, err)
 		}
+		w.requests, w.reqBytes = p.Requests, p.RequestBytes
 		return w, nil
 	}
 	return nil, fmt.Errorf("workload.problem: %q is not one of \"lcs\", \"knapsack\", \"tsp\"", p.Problem)
@@ -154,6 +163,7 @@ func (p Params) negative() error {
 	}{
 		{"seed", p.Seed}, {"random_a", p.RandomA}, {"random_b", p.RandomB}, {"block_rows", p.BlockRows},
 		{"capacity", p.Capacity}, {"random_items", p.RandomItems}, {"random_cities", p.RandomCities},
+		{"request_bytes", p.RequestBytes},
 	} {
 		if k.v < 0 {
 			return fmt.Errorf("workload.%s must not be negative, got %d", k.key, k.v)

@@ -224,7 +224,7 @@ func (w *TSPWorkload) SentAfter(stage int) int { return stage - 1 }
 
 // NewObject implements sim.Workload.
 func (w *TSPWorkload) NewObject(id sim.ObjID) sim.Object {
-	o := &TSPObject{w: w, tour: -1, planStage: -1}
+	o := &TSPObject{w: w, tour: -1, planStage: -1, chunkStage: -1}
 	o.id = id
 	if w.n == 1 && id == 0 {
 		o.tour = 0
@@ -270,13 +270,25 @@ type TSPObject struct {
 	vals  [][]int32 // per stage s: C[S][j] of its sets S in rank order, j in S increasing
 	preds [][]uint8 // the matching predecessor cities
 	tour  int64     // the optimal tour length once object 0 closed it, else -1
+	// The stage being computed in chunks: its first done subsets' costs and
+	// predecessors so far.
+	done     int
+	cur      []int32
+	curPreds []uint8
 
 	planStage int     // scratch, not state: the stage recv was computed for
 	recv      tspPlan // scratch
+
+	chunkStage int                // scratch: the stage chunkMine and chunkRows are for
+	chunkMine  []uint32           // scratch: the subsets of that stage
+	chunkRows  map[uint32][]int32 // scratch: the rows of the stage before that they need
 }
 
-func (o *TSPObject) st() *stager { return &o.stager }
-func (o *TSPObject) stages() int { return o.w.stages }
+func (o *TSPObject) st() *stager                 { return &o.stager }
+func (o *TSPObject) stages() int                 { return o.w.stages }
+func (o *TSPObject) common() *base               { return &o.w.base }
+func (o *TSPObject) receivers(s int) []sim.ObjID { return o.plan(s).peers }
+func (o *TSPObject) sentAfter(s int) int         { return s - 1 }
 
 func (o *TSPObject) plan(s int) tspPlan {
 	if o.planStage != s {
@@ -315,19 +327,41 @@ func (o *TSPObject) Start(c *sim.Ctx) { start(c, o) }
 // Handle implements sim.Object.
 func (o *TSPObject) Handle(c *sim.Ctx, m *sim.Message) { handle(c, o, m) }
 
+// tspChunkTerms bounds the terms of the minimum one handler computes: a
+// stage is computed in chunks of subsets, so that a process answers the
+// messages waiting for it (requests, in request-reply mode) between chunks
+// instead of after a stage that may take a large share of the run, and the
+// messages a handler sends do not hold its network interface for that long.
+const tspChunkTerms = 1 << 13
+
 func (o *TSPObject) step(c *sim.Ctx) {
 	w := o.w
 	s, k, n := o.stage, o.stage+1, w.n
-	mine := w.Subsets(s, o.id)
-	vals, preds := make([]int32, 0, len(mine)*k), make([]uint8, 0, len(mine)*k)
+	if o.chunkStage != s {
+		// The subsets and the previous rows serve every chunk of the stage.
+		o.chunkStage, o.chunkMine, o.chunkRows = s, w.Subsets(s, o.id), nil
+		if k > 1 {
+			o.chunkRows = o.prevRows(s)
+		}
+	}
+	mine := o.chunkMine
+	vals, preds := o.cur, o.curPreds
+	if vals == nil {
+		vals, preds = make([]int32, 0, len(mine)*k), make([]uint8, 0, len(mine)*k)
+	}
+	from := o.done
 	if k == 1 {
 		for _, S := range mine {
 			j := bits.TrailingZeros32(S)
 			vals, preds = append(vals, w.d[j]), append(preds, 0)
 		}
+		o.done = len(mine)
 	} else {
-		prev := o.prevRows(s)
-		for _, S := range mine {
+		prev := o.chunkRows
+		terms := 0
+		for ; o.done < len(mine) && terms < tspChunkTerms; o.done++ {
+			S := mine[o.done]
+			terms += k * (k - 1)
 			for r := S; r != 0; r &= r - 1 {
 				j := bits.TrailingZeros32(r)
 				T := S &^ (1 << j)
@@ -345,16 +379,18 @@ func (o *TSPObject) step(c *sim.Ctx) {
 			}
 		}
 	}
+	c.Compute(w.cost.ops((o.done-from)*k, max(1, k-1)))
+	if o.done < len(mine) {
+		o.cur, o.curPreds = vals, preds // the next chunk continues the stage
+		return
+	}
+	o.cur, o.curPreds, o.done = nil, nil, 0
+	o.chunkStage, o.chunkMine, o.chunkRows = -1, nil, nil
+	o.in.take(s) // the stage's inputs are used up
 	o.vals, o.preds = append(o.vals, vals), append(o.preds, preds)
-	c.Compute(w.cost.ops(len(vals), max(1, k-1)))
 	o.stage++
 	if o.stage == w.stages && len(mine) == 1 && k == n-1 {
-		best := int64(math.MaxInt64)
-		for r, i := mine[0], 0; r != 0; r, i = r&(r-1), i+1 {
-			j := bits.TrailingZeros32(r)
-			best = min(best, int64(vals[i])+int64(w.d[j*n]))
-		}
-		o.tour = best
+		o.tour = w.close(mine[0], vals)
 	}
 	if o.stage < w.stages {
 		p := w.sendPlan(o.stage, o.id)
@@ -364,7 +400,7 @@ func (o *TSPObject) step(c *sim.Ctx) {
 				at := w.rank(T) / w.objects * k
 				payload = appendInt32s(payload, vals[at:at+k])
 			}
-			c.Send(q, int32(o.stage), w.cost.bytes(k*len(p.rows[x]), true), payload)
+			o.emit(c, &w.base, q, o.stage, w.cost.bytes(k*len(p.rows[x]), true), payload)
 		}
 	}
 }
@@ -379,7 +415,7 @@ func (o *TSPObject) prevRows(s int) map[uint32][]int32 {
 		rows[T] = o.vals[s-1][x*k : x*k+k]
 	}
 	p := o.plan(s)
-	in := o.in.take(s)
+	in := o.in.peek(s)
 	if len(in) != len(p.peers) {
 		panic(fmt.Sprintf("dp: tsp object %d stage %d: %d messages, want %d", o.id, s, len(in), len(p.peers)))
 	}
@@ -407,9 +443,9 @@ func (o *TSPObject) cells(s int) int {
 // ModeledSize implements sim.Object: the cells computed so far, each a
 // cost and a one-byte predecessor, and the rows received early.
 func (o *TSPObject) ModeledSize() int64 {
-	c := o.cells(o.stage)
+	c := o.cells(o.stage) + len(o.cur)
 	return o.w.cost.bytes(c, true) + int64(math.Ceil(float64(c)*o.w.cost.scale)) +
-		o.w.cost.bytes(o.in.payloadBytes()/4, true)
+		o.w.cost.bytes(o.in.payloadBytes()/4, true) + o.outboxBytes()
 }
 
 // MarshalBinary implements sim.Object: the stage, the tour, every stage's
@@ -422,7 +458,14 @@ func (o *TSPObject) MarshalBinary() ([]byte, error) {
 		b = appendInt32s(b, o.vals[s])
 		b = append(b, o.preds[s]...)
 	}
-	return o.in.appendTo(b), nil
+	b = binary.AppendUvarint(b, uint64(o.done))
+	b = appendInt32s(b, o.cur)
+	b = append(b, o.curPreds...)
+	b = o.in.appendTo(b)
+	if o.w.requests {
+		b = o.appendRequests(b)
+	}
+	return b, nil
 }
 
 // UnmarshalBinary implements sim.Object.
@@ -444,11 +487,32 @@ func (o *TSPObject) UnmarshalBinary(data []byte) error {
 		p := append([]uint8(nil), d.bytes(n)...)
 		vals, preds = append(vals, v), append(preds, p)
 	}
+	var cur []int32
+	var curPreds []uint8
+	done := d.uvarint()
+	if d.err == nil && done > 0 {
+		mine := (w.size(st) - int(o.id) + w.objects - 1) / w.objects
+		n := int(done) * (st + 1)
+		switch {
+		case st >= w.stages || done >= uint64(mine):
+			d.fail("partial stage beyond the stage's subsets")
+		case n*5 > len(d.b):
+			d.fail("truncated")
+		default:
+			cur = make([]int32, n)
+			d.int32s(cur)
+			curPreds = append([]uint8(nil), d.bytes(n)...)
+		}
+	}
 	in := readInputs(d, st, w.stages, w.objects)
+	if w.requests {
+		o.readRequests(d, w.stages, w.objects)
+	}
 	if err := d.done("tsp", o.id); err != nil {
 		return err
 	}
+	o.done, o.cur, o.curPreds = int(done), cur, curPreds
 	o.stage, o.tour, o.vals, o.preds, o.in = st, tour, vals, preds, in
-	o.planStage = -1
+	o.planStage, o.chunkStage, o.chunkMine, o.chunkRows = -1, -1, nil, nil
 	return nil
 }
