@@ -683,11 +683,7 @@ func (p *DPProtocol) round() {
 	}
 	p.Counters.Rounds++
 	p.settle(plans)
-	ids := make([]sim.ObjID, 0, len(plans))
-	for j := range plans {
-		ids = append(ids, j)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(plans))
 	for _, j := range ids {
 		pl := plans[j]
 		p.gen[j]++
@@ -1104,11 +1100,7 @@ func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 	}
 	for range 4 * p.n * (p.stages + 1) {
 		changed := false
-		ids := make([]sim.ObjID, 0, len(plans))
-		for j := range plans {
-			ids = append(ids, j)
-		}
-		slices.Sort(ids)
+		ids := slices.Sorted(maps.Keys(plans))
 		for _, j := range ids {
 			pl := plans[j]
 			// (a) the rebuilt j needs its inputs of stages >= its stage.

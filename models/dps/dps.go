@@ -1094,12 +1094,7 @@ func (p *Protocol) activate(id sim.ObjID) {
 func (p *Protocol) recreate(id sim.ObjID) {
 	rt := p.RT
 	t := &p.th[id]
-	var live []sim.NodeID
-	for _, n := range rt.Slots() {
-		if rt.Alive(n) {
-			live = append(live, n)
-		}
-	}
+	live := p.liveSlots()
 	if len(live) == 0 {
 		return
 	}
@@ -1167,12 +1162,7 @@ func (p *Protocol) unretire() {
 	if p.fallback {
 		return
 	}
-	var live []sim.NodeID
-	for _, n := range rt.Slots() {
-		if rt.Alive(n) {
-			live = append(live, n)
-		}
-	}
+	live := p.liveSlots()
 	if len(live) == 0 {
 		return
 	}
@@ -1303,4 +1293,15 @@ func (p *Protocol) placeBackupFrom(id sim.ObjID, home sim.NodeID) (sim.NodeID, b
 		return n, true
 	}
 	return 0, false
+}
+
+// liveSlots returns the application's node slots that are alive, in slot order.
+func (p *Protocol) liveSlots() []sim.NodeID {
+	var live []sim.NodeID
+	for _, n := range p.RT.Slots() {
+		if p.RT.Alive(n) {
+			live = append(live, n)
+		}
+	}
+	return live
 }
