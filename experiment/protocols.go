@@ -181,13 +181,15 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 
 // mlogParams are the [protocol] keys of kind "mlog".
 type mlogParams struct {
-	Period      scenarios.Duration `toml:"period"`       // each node's buddy checkpoint period
-	Restart     string             `toml:"restart"`      // "basic" or "fast"
-	MaxLog      scenarios.Size     `toml:"max_log"`      // checkpoint early when a sender's log exceeds this (0 = off)
-	HeaderBytes int64              `toml:"header_bytes"` // SN/TN header on every application message
-	TicketBytes int64              `toml:"ticket_bytes"` // ticket request/reply, tuple, acknowledgement
-	FullLog     bool               `toml:"full_log"`     // the whole log goes into the checkpoint (multiple-failure extension, first half)
-	Priority    bool               `toml:"priority"`     // recovering objects run before a host's own objects
+	Period      scenarios.Duration `toml:"period"`          // each node's buddy checkpoint period
+	Restart     string             `toml:"restart"`         // "basic" or "fast"
+	MaxLog      scenarios.Size     `toml:"max_log"`         // checkpoint early when a sender's log exceeds this (0 = off)
+	HeaderBytes int64              `toml:"header_bytes"`    // SN/TN header on every application message
+	TicketBytes int64              `toml:"ticket_bytes"`    // ticket request/reply, tuple, acknowledgement
+	FullLog     bool               `toml:"full_log"`        // the whole log goes into the checkpoint (multiple-failure extension, first half)
+	Priority    bool               `toml:"priority"`        // recovering objects run before a host's own objects
+	Measure     bool               `toml:"measure_restart"` // report restart_s and iteration_s (the paper's Table 1 measure)
+	Multi       bool               `toml:"multi_failure"`   // the whole multiple-failure extension (implies full_log)
 }
 
 func buildMlog(s *scenarios.Scenario) (protocolMaker, error) {
@@ -210,13 +212,20 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	if err := sec.Decode(&p); err != nil {
 		return mlog.Config{}, err
 	}
-	if s.Workload.Kind() == "pida" {
-		// recovery deadlocks with pida's work stealing after a failure: refuse
-		// rather than report a hung run
-		return mlog.Config{}, sec.Errorf("kind", "protocol mlog does not support workload pida yet (use cpr or abft)")
-	}
 	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),
-		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority}
+		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority,
+		MeasureRestart: p.Measure, MultiFailure: p.Multi}
+	// name the key at fault (mlog.New checks the same)
+	switch {
+	case cfg.Period <= 0:
+		return mlog.Config{}, sec.Errorf("period", "must be positive, got %v", cfg.Period)
+	case cfg.MaxLog < 0:
+		return mlog.Config{}, sec.Errorf("max_log", "must not be negative")
+	case cfg.HeaderBytes < 0:
+		return mlog.Config{}, sec.Errorf("header_bytes", "must not be negative, got %d", cfg.HeaderBytes)
+	case cfg.TicketBytes < 0:
+		return mlog.Config{}, sec.Errorf("ticket_bytes", "must not be negative, got %d", cfg.TicketBytes)
+	}
 	if _, err := mlog.New(cfg); err != nil {
 		return mlog.Config{}, sec.Errorf("restart", "%v", err)
 	}

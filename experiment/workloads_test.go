@@ -29,9 +29,6 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 			continue
 		}
 		for _, pk := range []string{"none", "cpr", "dps", "mlog"} {
-			if pk == "mlog" && wk == "pida" {
-				continue // refused by configuration (see buildMlog)
-			}
 			t.Run(wk+"/"+pk, func(t *testing.T) {
 				over := []string{"workload.kind=" + wk, "protocol.kind=" + pk, "cluster.nodes=4", "cluster.spares=3",
 					"failures.distribution=scripted",

@@ -141,6 +141,7 @@ func (p *Protocol) pack(n sim.NodeID, inc uint32, objs []*object) {
 		rt.Transfer(b, n, p.cfg.TicketBytes, tagAck, func(ok bool) {
 			delete(p.ckBusy, n)
 			if ok {
+				p.event("committed", n, b, sim.None)
 				p.committed(n, cks)
 			} else {
 				p.unsnap(cks)
@@ -171,7 +172,16 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 			continue
 		}
 		ck.included[d] = true
+		// a message the receiver on this node has processed is covered by
+		// the receiver's checkpoint taken at the same instant: after a
+		// restore it never asks for it again (its done set has it), so the
+		// copy would only inflate the checkpoint (garbage collection drops it
+		// from the live log once the checkpoint commits)
+		local := p.objs[d].node == n && !rt.Lost(d)
 		for _, e := range o.log[d] {
+			if local && p.objs[d].done[o.id].has(e.sn) {
+				continue
+			}
 			c := *e
 			c.asking = false
 			ck.log = append(ck.log, &c)

@@ -30,6 +30,15 @@ type Config struct {
 	// every object's whole message log (not only the messages to objects on its
 	// own node) is part of its checkpoint (full_log).
 	FullLog bool
+	// MultiFailure is the whole multiple-failure extension of section 3.4
+	// (multi_failure; implies FullLog): a message to another node is sent at
+	// once with its SN, without a ticket request; its receiver assigns the TN
+	// and logs the (sender, SN, TN) tuple on its own buddy before processing
+	// the message, then tells the sender the TN. A node that fails while the
+	// objects of an earlier restart still re-execute finds the TNs its objects
+	// had handed out in its buddy's remote log, instead of in logs that died
+	// with the earlier failure.
+	MultiFailure bool
 	// Priority gives re-execution priority: while restored objects on a node
 	// re-process their logged messages, the node's other objects wait (as a
 	// runtime that schedules recovery messages first would), so that a spread
@@ -38,6 +47,11 @@ type Config struct {
 	// TraceOrder records, per object, the (sender, SN) processed at each TN, to
 	// check that re-execution after a restart follows the pre-failure order.
 	TraceOrder bool
+	// MeasureRestart attaches a Probe and reports, at the end of the run, the
+	// paper's restart time (metric restart_s: the largest increase in
+	// iteration time among survivors) and the median iteration time before
+	// the first failure (iteration_s) (measure_restart).
+	MeasureRestart bool
 }
 
 // DefaultConfig is the configuration of the paper's experiments: checkpoints
@@ -48,18 +62,24 @@ func DefaultConfig() Config {
 
 // Counters are the protocol's own statistics.
 type Counters struct {
-	Tickets         int64 // tickets handed out (new TNs)
-	OldTickets      int64 // ticket requests answered "old" (already processed)
-	LocalMessages   int64 // messages sent in local mode (tuple logged at the buddy)
-	Duplicates      int64 // application messages dropped because already processed or held
-	Resent          int64 // logged messages resent after a restart
-	MissingTNs      int64 // TNs handed out before a crash that never reached their requester, handed out again
-	Checkpoints     int64 // node checkpoints committed at a buddy
-	GCMessages      int64 // garbage-collection messages
-	Restarts        int64 // node restarts from buddy checkpoints
-	Migrations      int64 // objects spread by fast restart
-	OrderMismatches int64 // TNs re-processed with another (sender, SN) than before the failure (TraceOrder)
-	Reprocessed     int64 // TNs processed again after a restart with the same (sender, SN) (TraceOrder)
+	Tickets          int64 // tickets handed out (new TNs)
+	OldTickets       int64 // ticket requests answered "old" (already processed)
+	LocalMessages    int64 // messages sent in local mode (tuple logged at the buddy)
+	Duplicates       int64 // application messages dropped because already processed or held
+	ReceiverTuples   int64 // multi_failure: tuples logged at a receiver's buddy for messages from other nodes
+	Resent           int64 // logged messages resent after a restart
+	MissingTNs       int64 // TNs handed out before a crash that never reached their requester, handed out again
+	Checkpoints      int64 // node checkpoints committed at a buddy
+	GCMessages       int64 // garbage-collection messages
+	Restarts         int64 // node restarts from buddy checkpoints
+	Migrations       int64 // objects spread by fast restart
+	SourceCrashes    int64 // restarting nodes that crashed while spreading the restored objects
+	DestCrashes      int64 // multi_failure: destinations of such migrations that crashed meanwhile (restarted with the first failure)
+	MigrationQueries int64 // unfinished migrations D asked E and F about after such a crash
+	MigrationsKept   int64 // unfinished migrations that stood after a crash of C or E: the object lives on E (or E's replacement, from F)
+	MigrationsUndone int64 // unfinished migrations undone after a crash of C or E: the object lives on C (or C's replacement)
+	OrderMismatches  int64 // TNs re-processed with another (sender, SN) than before the failure (TraceOrder)
+	Reprocessed      int64 // TNs processed again after a restart with the same (sender, SN) (TraceOrder)
 }
 
 // Protocol tags of the protocol's transfers (any value not used by the runtime).
@@ -94,7 +114,9 @@ type Protocol struct {
 	armed        map[sim.NodeID]uint32 // checkpoint timer armed on node (its incarnation)
 	recs         []*recovery
 	booting      map[sim.NodeID]*recovery
-	retry        []*pendingLocal // local-mode tuples waiting for a live buddy
+	bootingGroup map[sim.NodeID]func() // spares booting for a crashed destination's group: what to do if they fail
+	retry        []*pendingLocal       // local-mode tuples waiting for a live buddy
+	retryRecv    []func()              // multi_failure: receivers' tuples waiting for a live buddy
 	scratch      *none.Restarter
 	fallen       bool // an unrecoverable pattern: restart from scratch from now on
 	lastProgress map[sim.NodeID]int64
@@ -108,6 +130,12 @@ type Protocol struct {
 	// Probe, when set, records per-object iteration completion times.
 	Probe *Probe
 	trace []map[uint64]pair
+	// hook, set by tests, sees protocol events to strike a node at that
+	// moment: the steps of a migration ("send", "at E", "at F": C, E, F), a
+	// checkpoint committed ("committed": node, buddy), a spare in a failed
+	// node's slot ("replaced": failed node, spare) and a restart complete
+	// ("restarted": failed node, restarting node)
+	hook func(event string, a, b, c sim.NodeID)
 }
 
 // pair names a message by its sender and sequence number.
@@ -203,6 +231,7 @@ type object struct {
 	byTN                            map[uint64]pair
 	done                            map[sim.ObjID]*snSet
 	held                            map[uint64]*sim.Message
+	logged                          map[pair]bool      // tuples already in the remote message log (restored from it)
 	senders                         map[sim.ObjID]bool // senders since the last checkpoint (garbage collection)
 
 	ckptTN uint64 // TNCheckpointed
@@ -215,6 +244,12 @@ type object struct {
 	queued  []ticketReq
 	missing []uint64
 	catchUp uint64 // re-executing up to this TN with priority (0: not)
+	// replayTo: after a restart, the object re-processes up to this TN what it
+	// had processed before the crash, regenerating the messages it had sent
+	// (0: not re-executing)
+	replayTo uint64
+	waiting  []*sim.Message // multi_failure: messages arrived while gated
+	logging  map[pair]bool  // multi_failure: tuples on their way to the buddy
 }
 
 // New returns the protocol with configuration cfg.
@@ -228,6 +263,9 @@ func New(cfg Config) (*Protocol, error) {
 		cfg.Restart = RestartFast
 	default:
 		return nil, fmt.Errorf("mlog: unknown restart %q (basic, fast)", cfg.Restart)
+	}
+	if cfg.MultiFailure {
+		cfg.FullLog = true
 	}
 	if cfg.MaxLog < 0 || cfg.HeaderBytes < 0 || cfg.TicketBytes < 0 {
 		return nil, fmt.Errorf("mlog: max_log, header_bytes and ticket_bytes must not be negative")
@@ -248,9 +286,13 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 	p.ckBusy = map[sim.NodeID]bool{}
 	p.armed = map[sim.NodeID]uint32{}
 	p.booting = map[sim.NodeID]*recovery{}
+	p.bootingGroup = map[sim.NodeID]func(){}
 	p.holds = map[sim.ObjID]int{}
 	p.lastProgress = map[sim.NodeID]int64{}
 	p.prio = map[sim.NodeID]*priority{}
+	if p.cfg.MeasureRestart && p.Probe == nil {
+		p.Probe = NewProbe(rt.NumObjects())
+	}
 	if p.cfg.TraceOrder {
 		p.trace = make([]map[uint64]pair, rt.NumObjects())
 		for i := range p.trace {
@@ -270,8 +312,10 @@ func (o *object) reset() {
 	o.byTN = map[uint64]pair{}
 	o.done = map[sim.ObjID]*snSet{}
 	o.held = map[uint64]*sim.Message{}
+	o.logged = map[pair]bool{}
 	o.senders = map[sim.ObjID]bool{}
 	o.gated, o.waitFor, o.queued, o.missing, o.catchUp = false, nil, nil, nil, 0
+	o.replayTo, o.waiting, o.logging = 0, nil, map[pair]bool{}
 }
 
 // Start records where every object lives and arms the checkpoint timers.
@@ -353,7 +397,11 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	sz := m.WireSize()
 	s.logBytes += sz
 	p.memAdd(s.node, s.inc, sim.MemLog, sz)
-	p.RT.At(m.SentAt, func() { p.requestTicket(s, e) })
+	if p.cfg.MultiFailure {
+		p.RT.At(m.SentAt, func() { p.sendDirect(s, e) })
+	} else {
+		p.RT.At(m.SentAt, func() { p.requestTicket(s, e) })
+	}
 	if p.cfg.MaxLog > 0 && s.logBytes > p.cfg.MaxLog {
 		p.RT.At(p.RT.Now(), func() { p.logFull(s) }) // not from inside the sender's handler
 	}
@@ -496,6 +544,14 @@ func (p *Protocol) gotLocalTicket(s *object, e *entry, tn uint64, old bool) {
 		return
 	}
 	p.Stats.LocalMessages++
+	if k, w := (pair{s.id, e.sn}), p.objs[e.dst]; w.logged[k] {
+		// re-execution after a restart: the tuple of this message survived in
+		// the remote message log, which is where its TN came from; logging it
+		// again would only wait for the buddy's acknowledgement
+		delete(w.logged, k)
+		p.transmit(s, e)
+		return
+	}
 	p.logTuple(s, e)
 }
 
@@ -551,6 +607,11 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 
 // flushRetries logs again the tuples whose buddy had failed.
 func (p *Protocol) flushRetries() {
+	rr := p.retryRecv
+	p.retryRecv = nil
+	for _, f := range rr {
+		f()
+	}
 	rs := p.retry
 	p.retry = nil
 	for _, r := range rs {
@@ -588,6 +649,10 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	w := p.objs[m.Dst]
 	if rt.Lost(w.id) {
 		rt.Stats().LostMsgs++
+		return false
+	}
+	if p.cfg.MultiFailure && m.Hdr.TN == 0 {
+		p.arriveDirect(w, m)
 		return false
 	}
 	k := pair{m.Src, m.Hdr.SN}
@@ -639,6 +704,9 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 	if w.catchUp > 0 && w.tnProcessed >= w.catchUp {
 		p.caughtUp(w)
 	}
+	if w.replayTo > 0 && w.tnProcessed >= w.replayTo {
+		w.replayTo = 0
+	}
 	if p.trace != nil {
 		k := pair{m.Src, m.Hdr.SN}
 		if prev, ok := p.trace[w.id][m.Hdr.TN]; ok {
@@ -661,6 +729,19 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 	if p.Probe != nil {
 		p.Probe.handled(p.RT, id)
 	}
+}
+
+var _ sim.Finisher = (*Protocol)(nil)
+
+// OnFinish reports the probe's figures as the run's metrics restart_s and
+// iteration_s when measure_restart is on.
+func (p *Protocol) OnFinish() {
+	if !p.cfg.MeasureRestart || p.Probe == nil {
+		return
+	}
+	st := p.RT.Stats()
+	st.SetMetric("restart_s", p.Probe.RestartTime().Seconds())
+	st.SetMetric("iteration_s", p.Probe.IterationTime().Seconds())
 }
 
 // logFull asks the nodes of the receivers of s's log to checkpoint, so that

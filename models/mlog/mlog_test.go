@@ -171,10 +171,11 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 		{"life no spare", "life", []sim.ScriptedFailure{at(1, 0.4)}, 0},
 	}
 	for _, c := range cases {
-		for _, mode := range []string{RestartBasic, RestartFast, RestartFast + " without priority"} {
+		for _, mode := range []string{RestartBasic, RestartFast, RestartFast + " without priority", RestartFast + " multi_failure"} {
 			t.Run(c.name+"/"+mode, func(t *testing.T) {
 				prio := mode != RestartFast+" without priority"
-				if !prio {
+				multi := mode == RestartFast+" multi_failure"
+				if !prio || multi {
 					mode = RestartFast
 				}
 				wl := func() sim.Workload {
@@ -189,7 +190,7 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 				cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.fails
 				pc := DefaultConfig()
 				pc.Period, pc.Restart, pc.TraceOrder = base.Makespan/6, mode, true
-				pc.Priority = prio
+				pc.Priority, pc.MultiFailure = prio, multi
 				w := newWatch(mustNew(t, pc))
 				res := runWith(t, cfg, wl(), w)
 				st, ps := res.Stats, w.Protocol.Stats
@@ -346,5 +347,51 @@ func TestMaxLogBoundsTheLog(t *testing.T) {
 	t.Logf("peak log %d bytes (%d checkpoints) without max_log, %d (%d) with max_log %d", free, n0, bounded, n1, free/16)
 	if bounded >= free || n1 <= n0 {
 		t.Fatalf("peak log %d with max_log, %d without; checkpoints %d vs %d", bounded, free, n1, n0)
+	}
+}
+
+// measure_restart attaches the probe in the protocol itself and reports its
+// figures as the run's metrics: restart_s is the probe's RestartTime (0
+// without a failure) and iteration_s its IterationTime, exactly.
+func TestMeasureRestartMetrics(t *testing.T) {
+	cases := []struct {
+		name    string
+		fail    bool
+		restart bool // restart_s must be positive
+	}{
+		{"no failure", false, false},
+		{"one failure", true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			base := runWith(t, cfg, stencilJob(t, 4, 2, 40), &plain{})
+			pc := DefaultConfig()
+			pc.Period, pc.MeasureRestart = base.Makespan/4, true
+			if c.fail {
+				cfg.Failures = sim.ScriptedFailures
+				cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: base.Makespan / 2}}
+			}
+			p := mustNew(t, pc)
+			res := runWith(t, cfg, stencilJob(t, 4, 2, 40), p)
+			got := map[string]float64{}
+			for _, m := range res.Stats.Metrics() {
+				got[m.Name] = m.Value
+			}
+			want := map[string]float64{"restart_s": p.Probe.RestartTime().Seconds(), "iteration_s": p.Probe.IterationTime().Seconds()}
+			if len(got) != 2 || got["restart_s"] != want["restart_s"] || got["iteration_s"] != want["iteration_s"] {
+				t.Fatalf("metrics %v, want %v", got, want)
+			}
+			if (got["restart_s"] > 0) != c.restart || got["iteration_s"] <= 0 {
+				t.Fatalf("restart_s %g, iteration_s %g", got["restart_s"], got["iteration_s"])
+			}
+			t.Logf("metrics %v", got)
+		})
+	}
+	// without the key no metric is set
+	cfg := testCluster(4)
+	res := runWith(t, cfg, stencilJob(t, 4, 2, 20), mustNew(t, DefaultConfig()))
+	if m := res.Stats.Metrics(); len(m) != 0 {
+		t.Fatalf("metrics %v without measure_restart", m)
 	}
 }

@@ -10,6 +10,7 @@ package mlog
 // out again first.
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,6 +27,19 @@ type recovery struct {
 	gen       int
 	open      int // objects whose gate is still closed
 	dead      bool
+
+	// placement (fast restart's migrations) and what survives a crash of the
+	// restarting node during it
+	placing bool                     // objects are being restored and spread; no resend yet
+	attempt int                      // placements begun: a crash of the restarting node starts another
+	buddy   sim.NodeID               // D: the buddy of the restarting node, holding the checkpoints
+	migs    map[sim.ObjID]*migration // objects sent to other nodes in this attempt
+	redo    []*object                // objects to recreate on the new restarting node (attempt > 0)
+	ready   int                      // steps the new placement still waits for (queries, fetch)
+	placed  bool                     // the restarting node's objects are placed
+	hold    int                      // groups of a crashed destination still being restored
+	extra   []*object                // objects of those groups, resent to with the others
+	down    []sim.NodeID             // crashed destinations whose slot is not filled yet
 }
 
 // OnFailure restarts the failed node's objects from their buddy checkpoints.
@@ -47,6 +61,10 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			delete(p.booting, f.Node)
 			p.replace(r)
 		}
+		if again := p.bootingGroup[f.Node]; again != nil {
+			delete(p.bootingGroup, f.Node)
+			again()
+		}
 		return
 	}
 	ids := slices.Clone(f.Objects)
@@ -58,6 +76,9 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		objs = append(objs, o)
 	}
 	if len(p.recs) > 0 {
+		if r := p.recs[0]; len(p.recs) == 1 && (p.sourceCrash(r, f, objs) || p.destinationCrash(r, f, objs)) {
+			return
+		}
 		p.fallback(f, fmt.Sprintf("node %d failed while the restart of node %d was in progress (the single-failure protocol needs a failure to come after the previous recovery)",
 			f.Node, p.recs[0].failed))
 		return
@@ -71,9 +92,14 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		p.fallback(f, fmt.Sprintf("node %d failed: %s", f.Node, note))
 		return
 	}
+	if h, w := p.replaying(objs); h != nil {
+		p.fallback(f, fmt.Sprintf("node %d failed while object %d, restored after an earlier failure, was still re-executing: the TNs object %d had handed out to its messages died with both (the multiple-failure extension, multi_failure, logs them on the receiver's buddy)",
+			f.Node, h.id, w.id))
+		return
+	}
 	maps.Copy(p.floors, floors)
 	p.gen++
-	r := &recovery{failed: f.Node, objs: objs, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime}
+	r := &recovery{failed: f.Node, objs: objs, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime, placing: true}
 	p.recs = append(p.recs, r)
 	p.replace(r)
 }
@@ -160,9 +186,10 @@ func (p *Protocol) replace(r *recovery) {
 		delete(p.booting, s)
 		rt.ReplaceSlot(r.failed, s)
 		r.node = s
+		p.event("replaced", r.failed, s, sim.None)
 		p.arm(s)
 		p.afterTopology()
-		p.fetch(r)
+		p.replaced(r)
 	})
 	if ok {
 		p.booting[spare] = r
@@ -183,7 +210,7 @@ func (p *Protocol) replace(r *recovery) {
 		return
 	}
 	p.afterTopology()
-	p.fetch(r)
+	p.replaced(r)
 }
 
 // afterTopology reacts to a change of the node ring: tuples waiting for a
@@ -210,12 +237,17 @@ func (p *Protocol) afterTopology() {
 // node, after the downtime.
 func (p *Protocol) fetch(r *recovery) {
 	rt := p.RT
+	attempt := r.attempt
 	rt.At(max(rt.Now(), r.notBefore), func() {
-		if p.fallen || r.dead {
+		if p.fallen || r.dead || r.attempt != attempt {
 			return
 		}
+		objs := r.objs
+		if attempt > 0 {
+			objs = r.redo
+		}
 		bytes := map[sim.NodeID]int64{}
-		for _, o := range r.objs {
+		for _, o := range objs {
 			ck := o.ckpt
 			if !ck.initial {
 				bytes[ck.holder] += ck.size
@@ -229,7 +261,11 @@ func (p *Protocol) fetch(r *recovery) {
 		pending := 1
 		done := func(ok bool) {
 			pending--
-			if ok && pending == 0 && !p.fallen && !r.dead {
+			if ok && pending == 0 && !p.fallen && !r.dead && r.attempt == attempt {
+				if attempt > 0 {
+					p.placeRedo(r)
+					return
+				}
 				p.place(r)
 			}
 		}
@@ -245,11 +281,15 @@ func (p *Protocol) fetch(r *recovery) {
 // other nodes (fast), then starts the resend phase.
 func (p *Protocol) place(r *recovery) {
 	targets := p.spread(r)
+	r.buddy = p.buddy(r.node)
+	r.migs = map[sim.ObjID]*migration{}
+	attempt := r.attempt
 	pending := 1
 	done := func() {
 		pending--
-		if pending == 0 && !p.fallen && !r.dead {
-			p.resendPhase(r)
+		if pending == 0 && !p.fallen && !r.dead && r.attempt == attempt {
+			r.placed = true
+			p.tryResend(r)
 		}
 	}
 	for i, o := range r.objs {
@@ -290,79 +330,6 @@ func (p *Protocol) spread(r *recovery) []sim.NodeID {
 	return t
 }
 
-// migrateRestart sends restored object o from the replacement C to node E with
-// the paper's migration protocol: C tells its buddy D; after D's
-// acknowledgement C sends o's checkpoint to E and to E's buddy F; F keeps it as
-// part of E's checkpoint and acknowledges to C, D and E; E restores o once it
-// has the state and F's acknowledgement, and acknowledges to C and D. A failure
-// during these steps is a failure during the recovery (handled as such).
-func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done func()) {
-	rt := p.RT
-	c := r.node
-	d, f := p.buddy(c), p.buddy(e)
-	tb := p.cfg.TicketBytes
-	ck := o.ckpt
-	size := max(ck.size, tb)
-	noop := func(bool) {}
-	alive := func() bool { return !p.fallen && !r.dead }
-	send := func() {
-		gotState, gotAck := false, false
-		try := func() {
-			if !gotState || !gotAck || !alive() {
-				return
-			}
-			p.restoreObj(o, e)
-			p.Stats.Migrations++
-			rt.Transfer(e, c, tb, tagMigrate, noop)
-			if d != sim.None {
-				rt.Transfer(e, d, tb, tagMigrate, noop)
-			}
-			done()
-		}
-		rt.Transfer(c, e, size, tagMigrate, func(ok bool) {
-			gotState = ok
-			try()
-		})
-		if f == sim.None {
-			gotAck = true
-			return
-		}
-		rt.Transfer(c, f, size, tagMigrate, func(ok bool) {
-			if !ok || !alive() {
-				return
-			}
-			if !ck.initial { // F keeps o's checkpoint as part of E's
-				nc := *ck
-				p.memAdd(ck.holder, ck.inc, sim.MemCheckpoint, -ck.size)
-				nc.holder, nc.inc = f, rt.Incarnation(f)
-				p.memAdd(f, nc.inc, sim.MemCheckpoint, nc.size)
-				o.ckpt = &nc
-			}
-			rt.Transfer(f, e, tb, tagMigrate, func(ok bool) {
-				gotAck = ok
-				try()
-			})
-			rt.Transfer(f, c, tb, tagMigrate, noop)
-			if d != sim.None {
-				rt.Transfer(f, d, tb, tagMigrate, noop)
-			}
-		})
-	}
-	if d == sim.None {
-		send()
-		return
-	}
-	rt.Transfer(c, d, tb, tagMigrate, func(ok bool) { // D marks o as potentially migrated
-		if ok && alive() {
-			rt.Transfer(d, c, tb, tagMigrate, func(ok bool) {
-				if ok && alive() {
-					send()
-				}
-			})
-		}
-	})
-}
-
 // restoreObj rebuilds object o on node n from its checkpoint: state, tables,
 // the logged messages kept in the checkpoint, and the TNTable entries of the
 // remote message log. Its gate stays closed until every node has resent.
@@ -396,6 +363,7 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 			k := pair{x.src, x.sn}
 			o.tnTable[k] = x.tn
 			o.byTN[x.tn] = k
+			o.logged[k] = true
 		}
 	}
 	o.rlog = keep
@@ -417,6 +385,7 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 // then a "done" to every node hosting a restored object.
 func (p *Protocol) resendPhase(r *recovery) {
 	rt := p.RT
+	r.placing = false
 	slots := slices.Clone(rt.Slots())
 	var nodes []sim.NodeID
 	for _, n := range slots {
@@ -443,23 +412,41 @@ func (p *Protocol) resendPhase(r *recovery) {
 // resendFrom runs at node m: its objects resend what the restored objects need.
 func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 	rt := p.RT
+	// the messages that keep their TN leave in TN order, interleaved over
+	// senders and receivers: a restored object can re-execute its first
+	// messages while the rest of the resends still stream in, instead of
+	// waiting behind everything one sender logged for another receiver
+	type resend struct {
+		s *object
+		w *object
+		e *entry
+	}
+	var out []resend
 	for _, s := range p.objectsOn(m) {
 		for _, w := range r.objs {
 			for _, e := range slices.Clone(s.log[w.id]) {
 				switch {
 				case e.tn > w.ckptTN:
-					hdr := e.m.Hdr
-					hdr.TN = e.tn
-					rt.SendApp(s.id, w.id, e.m.Tag, e.m.Size, e.m.Payload, hdr)
-					p.Stats.Resent++
+					out = append(out, resend{s, w, e})
 				case e.tn == 0 && !e.old:
 					e.asking = false
-					p.requestTicket(s, e)
+					if p.cfg.MultiFailure {
+						p.sendDirect(s, e)
+					} else {
+						p.requestTicket(s, e)
+					}
 				default: // processed before the checkpoint it restarts from
 					p.prune(s, e)
 				}
 			}
 		}
+	}
+	slices.SortStableFunc(out, func(a, b resend) int { return cmp.Compare(a.e.tn-a.w.ckptTN, b.e.tn-b.w.ckptTN) })
+	for _, x := range out {
+		hdr := x.e.m.Hdr
+		hdr.TN = x.e.tn
+		rt.SendApp(x.s.id, x.w.id, x.e.m.Tag, x.e.m.Size, x.e.m.Payload, hdr)
+		p.Stats.Resent++
 	}
 	var hosts []sim.NodeID
 	for _, w := range r.objs {
@@ -508,9 +495,12 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 	if len(w.missing) > 0 {
 		catch = w.missing[0] - 1
 	}
-	if p.cfg.Priority && catch > w.tnProcessed {
-		w.catchUp = catch
-		p.prioritize(r, w)
+	if catch > w.tnProcessed {
+		w.replayTo = catch
+		if p.cfg.Priority {
+			w.catchUp = catch
+			p.prioritize(r, w)
+		}
 	}
 	w.waitFor = nil
 	q := w.queued
@@ -518,10 +508,16 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 	for _, x := range q {
 		p.answer(w, x)
 	}
+	ms := w.waiting
+	w.waiting = nil
+	for _, m := range ms {
+		p.arriveDirect(w, m)
+	}
 	r.open--
 	if r.open == 0 {
 		p.Stats.Restarts++
 		p.recs = slices.DeleteFunc(p.recs, func(x *recovery) bool { return x == r })
+		p.event("restarted", r.failed, r.node, sim.None)
 		p.afterTopology()
 	}
 }
@@ -553,10 +549,13 @@ func (p *Protocol) fallback(f sim.Failure, note string) {
 	recs := p.recs
 	p.recs = nil
 	clear(p.booting)
+	clear(p.bootingGroup)
 	for _, r := range recs {
 		r.dead = true
-		if r.failed != f.Node && slices.Contains(rt.Slots(), r.failed) {
-			p.scratch.OnFailure(sim.Failure{Node: r.failed, At: rt.Now(), DetectedAt: rt.Now()})
+		for _, n := range append([]sim.NodeID{r.failed}, r.down...) {
+			if n != f.Node && slices.Contains(rt.Slots(), n) {
+				p.scratch.OnFailure(sim.Failure{Node: n, At: rt.Now(), DetectedAt: rt.Now()})
+			}
 		}
 	}
 	p.scratch.OnFailure(f)

@@ -36,11 +36,11 @@ type RestartMeasure struct {
 // (Table 1: after = 27 s with a 30 s period). The workload's progress unit
 // must be its iteration (the stencil's and Life's are).
 func MeasureRestart(cfg sim.Config, wl sim.Workload, pc Config, node sim.NodeID, after sim.Time) (RestartMeasure, error) {
+	pc.MeasureRestart = true // the protocol attaches the probe in Init
 	p, err := New(pc)
 	if err != nil {
 		return RestartMeasure{}, err
 	}
-	p.Probe = NewProbe(wl.NumObjects())
 	cfg.Failures = sim.ScriptedFailures
 	cfg.Planned = []sim.ScriptedFailure{{Node: node, At: pc.Period + after}}
 	rt, err := sim.New(cfg, wl, p)

@@ -1,0 +1,130 @@
+package mlog
+
+import (
+	"strings"
+	"testing"
+
+	"ftsim/sim"
+)
+
+// With multi_failure, messages to other nodes go out at once with their SN;
+// the receiver hands out every TN and logs one tuple per such message on its
+// buddy before processing it, and tells the sender the TN (which garbage
+// collection needs). The answer is unchanged.
+func TestMultiFailureForwardPath(t *testing.T) {
+	cases := []struct {
+		name string
+		wl   func() sim.Workload
+	}{
+		{"stencil/2 per node", func() sim.Workload { return stencilJob(t, 4, 2, 30) }},
+		{"life/2 per node", func() sim.Workload { return lifeJob(t, 4, 2) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			base := runWith(t, cfg, c.wl(), &plain{})
+			pc := DefaultConfig()
+			pc.Period, pc.MultiFailure = base.Makespan/5, true
+			p := mustNew(t, pc)
+			if !p.cfg.FullLog {
+				t.Fatal("multi_failure does not imply full_log")
+			}
+			res := runWith(t, cfg, c.wl(), p)
+			st, ps := res.Stats, p.Stats
+			remote := st.AppMsgs - ps.LocalMessages
+			if res.Outcome.Digest != base.Outcome.Digest || ps.Tickets != st.AppMsgs || ps.ReceiverTuples != remote || ps.Duplicates != 0 {
+				t.Fatalf("digest %s (want %s), tickets %d, receiver tuples %d for %d application messages (%d remote), duplicates %d",
+					res.Outcome.Digest, base.Outcome.Digest, ps.Tickets, ps.ReceiverTuples, st.AppMsgs, remote, ps.Duplicates)
+			}
+			// remote: tuple + acknowledgement + TN to the sender; local: tuple + acknowledgement
+			if min := 3*remote + 2*ps.LocalMessages; st.ExtraMsgs < min {
+				t.Fatalf("extra messages %d < %d", st.ExtraMsgs, min)
+			}
+			t.Logf("makespan %v vs %v without protocol, extra msgs %d", res.Makespan, base.Makespan, st.ExtraMsgs)
+		})
+	}
+}
+
+// Section 3.4's case: node H fails and restarts, and G, whose buddy is H,
+// fails right after: once G has checkpointed on H's replacement (it does so
+// at once) and H's restart is over, while H's objects still re-execute. G's
+// objects need messages H's objects had sent them before H's checkpoint
+// (without the extension, not in H's checkpoint) and the TNs they had given
+// to messages H's objects sent after it (with only its first half, full_log,
+// those died with G's tables and H's logs): both are reported unrecoverable
+// and the run restarts from scratch. With the whole extension the TNs are in
+// the remote log on G's buddy and the run survives, re-executing in the
+// pre-failure TN order. A failure of G during H's restart is reported in both
+// modes (restarts are not run concurrently). Every run ends with the
+// reference answer.
+func TestBuddyRestartThenFailure(t *testing.T) {
+	cases := []struct {
+		name    string
+		fullLog bool // the first half of the extension only
+		multi   bool
+		during  bool // G fails when H's replacement takes its slot
+		survive bool
+		note    string // in the unrecoverable note
+	}{
+		{"during the restart/single", false, false, true, false, "in progress"},
+		{"during the restart/multi_failure", false, true, true, false, "in progress"},
+		// H's log of messages to G before H's checkpoint is not in it
+		{"right after the restart/single", false, false, false, false, "log was lost"},
+		// the first half keeps that log; the TNs are still lost
+		{"right after the restart/full_log", true, false, false, false, "still re-executing"},
+		{"right after the restart/multi_failure", false, true, false, true, ""},
+	}
+	const h, g = 1, 0 // g's buddy is h (the next node in rank order)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			base := runWith(t, cfg, stencilJob(t, 4, 2, 60), &plain{})
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: h, Progress: 0.45, ByProgress: true}}
+			pc := DefaultConfig()
+			pc.Period, pc.Restart, pc.TraceOrder, pc.FullLog, pc.MultiFailure = base.Makespan/6, RestartBasic, true, c.fullLog, c.multi
+			pr := mustNew(t, pc)
+			var replaced, recheckpointed, restarted, replaying, struck bool
+			pr.hook = func(ev string, a, _, _ sim.NodeID) {
+				if struck {
+					return
+				}
+				switch {
+				case ev == "replaced" && a == h:
+					replaced = true
+				case ev == "committed" && a == g && replaced:
+					recheckpointed = true
+				case ev == "restarted" && a == h:
+					restarted = true
+				default:
+					return
+				}
+				if (c.during && replaced) || (recheckpointed && restarted) {
+					struck = true
+					for _, o := range pr.objs {
+						replaying = replaying || o.replayTo > 0
+					}
+					pr.RT.FailNow(g)
+				}
+			}
+			w := newWatch(pr)
+			res := runWith(t, cfg, stencilJob(t, 4, 2, 60), w)
+			st, ps := res.Stats, pr.Stats
+			if !struck || st.Failures != 2 {
+				t.Fatalf("struck %v, %d failures", struck, st.Failures)
+			}
+			if !c.during && !replaying {
+				t.Fatal("H's objects had re-executed when G failed: not the case under test")
+			}
+			if c.survive {
+				if st.Unrecoverable != 0 || st.Restarts != 0 || ps.Restarts != 2 || w.rollbacks != 0 || ps.OrderMismatches != 0 || ps.Reprocessed == 0 {
+					t.Fatalf("unrecoverable %d (%s), restarts from scratch %d, mlog restarts %d, survivor rollbacks %d, TN order mismatches %d, reprocessed %d",
+						st.Unrecoverable, st.UnrecoverableNote, st.Restarts, ps.Restarts, w.rollbacks, ps.OrderMismatches, ps.Reprocessed)
+				}
+			} else if st.Unrecoverable != 1 || st.Restarts != 1 || !strings.Contains(st.UnrecoverableNote, c.note) {
+				t.Fatalf("unrecoverable %d (%q, want it to mention %q), restarts from scratch %d", st.Unrecoverable, st.UnrecoverableNote, c.note, st.Restarts)
+			}
+			t.Logf("makespan %v (no failure, no protocol %v); %s", res.Makespan, base.Makespan, st.UnrecoverableNote)
+		})
+	}
+}
