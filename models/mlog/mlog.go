@@ -68,6 +68,7 @@ type Counters struct {
 	Duplicates       int64 // application messages dropped because already processed or held
 	ReceiverTuples   int64 // multi_failure: tuples logged at a receiver's buddy for messages from other nodes
 	Resent           int64 // logged messages resent after a restart
+	ResentOthers     int64 // of those, resent by a restored object to an object not restored with it
 	MissingTNs       int64 // TNs handed out before a crash that never reached their requester, handed out again
 	Checkpoints      int64 // node checkpoints committed at a buddy
 	GCMessages       int64 // garbage-collection messages
@@ -133,8 +134,9 @@ type Protocol struct {
 	// hook, set by tests, sees protocol events to strike a node at that
 	// moment: the steps of a migration ("send", "at E", "at F": C, E, F), a
 	// checkpoint committed ("committed": node, buddy), a spare in a failed
-	// node's slot ("replaced": failed node, spare) and a restart complete
-	// ("restarted": failed node, restarting node)
+	// node's slot ("replaced": failed node, spare), the resend phase of a
+	// restart beginning ("resend": failed node, restarting node) and a
+	// restart complete ("restarted": failed node, restarting node)
 	hook func(event string, a, b, c sim.NodeID)
 }
 

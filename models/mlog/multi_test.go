@@ -128,3 +128,80 @@ func TestBuddyRestartThenFailure(t *testing.T) {
 		})
 	}
 }
+
+// Node H fails; node S, which had sent H's objects messages that H processed
+// after its checkpoint, fails while H restarts, before H's resend phase, and
+// is detected only after H's restart is over. H's resend request finds S
+// dead, so H's objects do not get S's logged messages then; S's checkpoint
+// has them (multi_failure keeps the whole log) but S's restored objects do not
+// send them again by re-executing (they were sent before that checkpoint).
+// Unless S's restart resends its restored log to the objects not restored
+// with it, H's objects wait for them for ever and the run stalls. S is H's
+// predecessor, struck once it has checkpointed on H's replacement (fast
+// restart's migrations leave it the time), or another node, struck when H's
+// replacement is in (basic restart resends at once). Every run ends with the
+// reference answer, in the TN order of before the failures, with both
+// restarts done and nothing unrecoverable.
+func TestUndetectedSenderFailureDuringResend(t *testing.T) {
+	cases := []struct {
+		name     string
+		restart  string
+		priority bool
+		s        sim.NodeID
+		when     string // the event of S (committed) or H (replaced) at which S fails
+	}{
+		{"basic", RestartBasic, true, 3, "replaced"},
+		{"fast", RestartFast, true, 0, "committed"},
+		{"fast without priority", RestartFast, false, 0, "committed"},
+	}
+	const h = 1
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			base := runWith(t, cfg, stencilJob(t, 4, 2, 60), &plain{})
+			// the failure of S is detected well after H's restart is over
+			cfg.DetectDelay = base.Makespan / 10
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: h, Progress: 0.45, ByProgress: true}}
+			pc := DefaultConfig()
+			pc.Period, pc.Restart, pc.Priority, pc.TraceOrder, pc.MultiFailure = base.Makespan/6, c.restart, c.priority, true, true
+			pr := mustNew(t, pc)
+			var replaced, struck, resentAfter, restartedFirst bool
+			var struckAt sim.Time
+			pr.hook = func(ev string, a, _, _ sim.NodeID) {
+				switch {
+				case ev == "replaced" && a == h:
+					replaced = true
+				case ev == "resend" && a == h:
+					resentAfter = struck
+				case ev == "restarted" && a == h:
+					restartedFirst = struck && pr.RT.Now() < struckAt+cfg.DetectDelay
+				}
+				if !struck && replaced && (c.when == "replaced" || ev == "committed" && a == c.s) {
+					struck, struckAt = true, pr.RT.Now()
+					pr.RT.FailNow(c.s)
+				}
+			}
+			w := newWatch(pr)
+			rt, err := sim.New(cfg, stencilJob(t, 4, 2, 60), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			st, ps := res.Stats, pr.Stats
+			if !struck || !resentAfter || !restartedFirst || st.Failures != 2 {
+				t.Fatalf("S struck %v, before H's resend phase %v, H restarted before S's failure was detected %v, %d failures: not the case under test",
+					struck, resentAfter, restartedFirst, st.Failures)
+			}
+			if !res.Finished || !res.Outcome.OK {
+				t.Fatalf("stalled: finished %v at %v (no failure, no protocol %v), answer %+v", res.Finished, res.Makespan, base.Makespan, res.Outcome)
+			}
+			if st.Unrecoverable != 0 || st.Restarts != 0 || ps.Restarts != 2 || w.rollbacks != 0 || ps.OrderMismatches != 0 || ps.ResentOthers == 0 {
+				t.Fatalf("unrecoverable %d (%s), restarts from scratch %d, mlog restarts %d, survivor rollbacks %d, TN order mismatches %d, resent to objects not restored %d",
+					st.Unrecoverable, st.UnrecoverableNote, st.Restarts, ps.Restarts, w.rollbacks, ps.OrderMismatches, ps.ResentOthers)
+			}
+			t.Logf("makespan %v (no failure, no protocol %v), resent %d (%d to objects not restored), duplicates %d",
+				res.Makespan, base.Makespan, ps.Resent, ps.ResentOthers, ps.Duplicates)
+		})
+	}
+}

@@ -386,6 +386,7 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 func (p *Protocol) resendPhase(r *recovery) {
 	rt := p.RT
 	r.placing = false
+	p.event("resend", r.failed, r.node, sim.None)
 	slots := slices.Clone(rt.Slots())
 	var nodes []sim.NodeID
 	for _, n := range slots {
@@ -442,11 +443,53 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b resend) int { return cmp.Compare(a.e.tn-a.w.ckptTN, b.e.tn-b.w.ckptTN) })
-	for _, x := range out {
+	// a restored object also resends, after those, what its restored log
+	// holds for the objects not restored with it: one of them may have lost
+	// such a message in an earlier restart whose resend request found this
+	// object's node already failed (before its failure was detected), and
+	// nothing else would ever send it again (the object does not regenerate
+	// what it sent before its checkpoint); a receiver that has the message
+	// drops the copy
+	restored := map[sim.ObjID]bool{}
+	for _, w := range r.objs {
+		restored[w.id] = true
+	}
+	var others []resend
+	for _, s := range p.objectsOn(m) {
+		if !restored[s.id] {
+			continue
+		}
+		for _, dst := range slices.Sorted(maps.Keys(s.log)) {
+			w := p.objs[dst]
+			if restored[dst] || rt.Lost(dst) {
+				continue
+			}
+			for _, e := range slices.Clone(s.log[dst]) {
+				switch {
+				case e.old:
+				case e.tn > w.ckptTN:
+					others = append(others, resend{s, w, e})
+				case e.tn == 0:
+					if p.cfg.MultiFailure {
+						p.sendDirect(s, e)
+					} else {
+						p.requestTicket(s, e)
+					}
+				default: // the receiver's checkpoint covers it: its garbage collection pruned the log that died
+					p.prune(s, e)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(others, func(a, b resend) int { return cmp.Compare(a.e.tn-a.w.ckptTN, b.e.tn-b.w.ckptTN) })
+	for i, x := range append(out, others...) {
 		hdr := x.e.m.Hdr
 		hdr.TN = x.e.tn
 		rt.SendApp(x.s.id, x.w.id, x.e.m.Tag, x.e.m.Size, x.e.m.Payload, hdr)
 		p.Stats.Resent++
+		if i >= len(out) {
+			p.Stats.ResentOthers++
+		}
 	}
 	var hosts []sim.NodeID
 	for _, w := range r.objs {
