@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -146,17 +147,27 @@ func timeUnit(hi float64) (string, float64) {
 
 // Speedup draws T(1)/T(N) from makespans (Y, in seconds) against nodes (X),
 // one series per name — typically each protocol under failures and the
-// fault-free run without protocol — with the ideal line. A series without a
-// one-node point is scaled from its smallest N₀, assuming perfect speedup up
-// to it: N₀·T(N₀)/T(N). The interval reflects that of T(N) only.
+// fault-free run without protocol — with the ideal line. When a
+// "fault-free" series is there, every series is measured against it (the
+// speedup over the program without fault tolerance and without failures,
+// as in the DPS paper's Fig. 11), so the curves compare; otherwise each
+// against itself. A reference without a one-node point is scaled from its
+// smallest N₀, assuming perfect speedup up to it: N₀·T(N₀)/T(N). The
+// interval reflects that of T(N) only.
 func Speedup(pts []Point) *LineChart {
 	c := &LineChart{Title: "Speedup with and without fault tolerance", XLabel: "nodes", YLabel: "speedup T(1)/T(N)"}
+	series := Group(pts, 1, 1)
+	usable := func(s Series) bool { return len(s.X) > 0 && s.Y[0] > 0 && s.X[0] > 0 }
+	common := slices.IndexFunc(series, func(s Series) bool { return s.Name == "fault-free" && usable(s) })
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range Group(pts, 1, 1) {
-		if len(s.X) == 0 || !(s.Y[0] > 0) || !(s.X[0] > 0) {
+	for _, s := range series {
+		if !usable(s) {
 			continue
 		}
 		n0, t0 := s.X[0], s.Y[0]
+		if common >= 0 {
+			n0, t0 = series[common].X[0], series[common].Y[0]
+		}
 		if n0 != 1 {
 			c.YLabel = "speedup N₀·T(N₀)/T(N)"
 		}

@@ -203,6 +203,12 @@ func TestSpeedupValues(t *testing.T) {
 	if cpr.Y[0] != 2 || cpr.Y[1] != 3 || !strings.Contains(c.YLabel, "N₀") {
 		t.Fatalf("cpr from N₀ = 2: %+v, label %q", cpr, c.YLabel)
 	}
+	// with a fault-free series, every series is measured against it
+	pts = append(pts, Point{"fault-free", 2, Estimate{50, 50, 50}}, Point{"fault-free", 4, Estimate{25, 25, 25}})
+	c = Speedup(pts)
+	if none, cpr, ff := c.Series[0], c.Series[1], c.Series[2]; none.Y[0] != 1 || none.Y[1] != 4 || cpr.Y[0] != 100.0/60 || cpr.Y[1] != 2.5 || ff.Y[1] != 4 {
+		t.Fatalf("against the fault-free run: %+v", c.Series)
+	}
 }
 
 func TestErrors(t *testing.T) {
