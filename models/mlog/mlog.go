@@ -119,7 +119,8 @@ type Protocol struct {
 	retry        []*pendingLocal       // local-mode tuples waiting for a live buddy
 	retryRecv    []func()              // multi_failure: receivers' tuples waiting for a live buddy
 	scratch      *none.Restarter
-	fallen       bool // an unrecoverable pattern: restart from scratch from now on
+	fallen       bool  // an unrecoverable pattern: restarting from scratch
+	life         int64 // bumped by each restart from scratch: older checkpoint timers are void
 	lastProgress map[sim.NodeID]int64
 	dormant      int                      // nodes whose checkpoint timer stopped for want of progress
 	holds        map[sim.ObjID]int        // reasons an object is paused (checkpoint, priority)
@@ -279,6 +280,7 @@ func New(cfg Config) (*Protocol, error) {
 func (p *Protocol) Init(rt *sim.Runtime) {
 	p.BaseProtocol.Init(rt)
 	p.scratch = none.NewRestarter(rt)
+	p.scratch.Restarted = p.takeOver
 	p.objs = make([]*object, rt.NumObjects())
 	for i := range p.objs {
 		p.objs[i] = &object{id: sim.ObjID(i), ckpt: &objCkpt{initial: true}}
@@ -339,12 +341,12 @@ func (p *Protocol) arm(n sim.NodeID) {
 		return
 	}
 	p.armed[n] = rt.Incarnation(n)
-	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, 0)
+	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, p.life)
 }
 
 // OnTimer takes node n's periodic checkpoint.
-func (p *Protocol) OnTimer(n sim.NodeID, tag int32, _ int64) {
-	if tag != timerCheckpoint || p.fallen {
+func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
+	if tag != timerCheckpoint || p.fallen || life != p.life {
 		return
 	}
 	rt := p.RT
@@ -357,7 +359,7 @@ func (p *Protocol) OnTimer(n sim.NodeID, tag int32, _ int64) {
 		return
 	}
 	p.lastProgress[n] = done
-	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, 0)
+	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, p.life)
 	p.checkpoint(n)
 }
 

@@ -250,6 +250,30 @@ func TestSimultaneousFailuresFallBack(t *testing.T) {
 	}
 }
 
+// After a restart from scratch, message logging takes over again: a later
+// single failure is survived by restoring the failed node from its buddy (one
+// mlog restart, no second restart from scratch), with the reference answer.
+func TestLoggingResumesAfterRestartFromScratch(t *testing.T) {
+	cfg := testCluster(4)
+	base := runWith(t, cfg, stencilJob(t, 4, 2, 60), &plain{})
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{
+		{Node: 1, At: base.Makespan / 4}, {Node: 2, At: base.Makespan / 4}, // a node with its buddy: unrecoverable
+		{Node: 3, Progress: 0.6, ByProgress: true}, // after the fresh start has checkpointed
+	}
+	pc := DefaultConfig()
+	pc.Period = base.Makespan / 8
+	p := mustNew(t, pc)
+	res := runWith(t, cfg, stencilJob(t, 4, 2, 60), p)
+	if res.Stats.Unrecoverable != 1 || res.Stats.Restarts != 1 || p.Stats.Restarts != 1 {
+		t.Fatalf("unrecoverable %d (%q), restarts from scratch %d, mlog restarts %d; want 1, 1, 1",
+			res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, res.Stats.Restarts, p.Stats.Restarts)
+	}
+	if p.Stats.Checkpoints == 0 || res.Stats.Failures != 3 {
+		t.Fatalf("%d checkpoints, %d failures", p.Stats.Checkpoints, res.Stats.Failures)
+	}
+}
+
 // Table 1, scaled down tenfold in time (0.1 s iterations, a checkpoint every
 // 3 s, the fault 2.7 s after it): basic restart re-executes the whole 2.7 s on
 // the replacement whatever the number of objects per node; fast restart

@@ -566,7 +566,8 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 }
 
 // fallback handles a pattern the protocol cannot survive: it is reported, and
-// from now on the application restarts from scratch after failures.
+// the application restarts from scratch (failures until then restart it
+// again); takeOver resumes message logging from the fresh start.
 func (p *Protocol) fallback(f sim.Failure, note string) {
 	rt := p.RT
 	st := rt.Stats()
@@ -602,4 +603,28 @@ func (p *Protocol) fallback(f sim.Failure, note string) {
 		}
 	}
 	p.scratch.OnFailure(f)
+}
+
+// takeOver runs when the restart from scratch is done, before the
+// application resumes: every object starts a new life from its initial state
+// with empty tables and logs, the checkpoint timers start again, and later
+// failures are handled by message logging again.
+func (p *Protocol) takeOver() {
+	rt := p.RT
+	p.fallen = false
+	p.life++
+	for _, o := range p.objs {
+		o.reset()
+		o.node, o.inc = rt.NodeOf(o.id), rt.Incarnation(rt.NodeOf(o.id))
+		o.ckpt, o.ckptTN, o.rlog = &objCkpt{initial: true}, 0, nil
+	}
+	clear(p.floors)
+	clear(p.ckBusy)
+	clear(p.holds)
+	clear(p.lastProgress)
+	clear(p.armed)
+	p.dormant = 0
+	for _, n := range rt.Slots() {
+		p.arm(n)
+	}
 }

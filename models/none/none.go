@@ -80,6 +80,10 @@ type Restarter struct {
 	notBefore sim.Time // downtime: no restart before this
 	gen       int      // a pending restart of an older generation is void
 	active    bool
+	// Restarted, when set, runs once the application has been restarted,
+	// before it resumes: a protocol that fell back on restarting from
+	// scratch takes over again from the fresh start.
+	Restarted func()
 }
 
 // NewRestarter returns a restarter for rt.
@@ -121,8 +125,11 @@ func (r *Restarter) maybeRestart() {
 			return
 		}
 		rt.RestartAll()
-		rt.ResumeApp()
 		r.active = false
+		if r.Restarted != nil {
+			r.Restarted()
+		}
+		rt.ResumeApp()
 	})
 }
 
