@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // A token circulates on a ring of 4 objects on 4 nodes; object 1 migrates to
 // node 3 mid-run. Its state (the token count) moves with it, messages sent to
@@ -68,4 +71,28 @@ func TestMigrateToFailingNode(t *testing.T) {
 	if result != 0 || rt.NodeOf(1) != 1 || rt.Lost(1) {
 		t.Fatalf("result %d, object 1 on node %d lost %v", result, rt.NodeOf(1), rt.Lost(1))
 	}
+}
+
+// SlotIndex follows the application's nodes through replacement, removal
+// and reordering, and says -1 for a node that is not one of them.
+func TestSlotIndex(t *testing.T) {
+	rt, err := New(testConfig(4), &scriptWL{n: 4}, &recordProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		for n := range NodeID(8) {
+			if got, want := rt.SlotIndex(n), slices.Index(rt.Slots(), n); got != want {
+				t.Errorf("%s: SlotIndex(%d) = %d, want %d (slots %v)", when, n, got, want, rt.Slots())
+			}
+		}
+	}
+	check("start")
+	rt.ReplaceSlot(1, 6)
+	check("after ReplaceSlot")
+	rt.RemoveSlot(0)
+	check("after RemoveSlot")
+	rt.SetSlots([]NodeID{3, 6, 2, 1})
+	check("after SetSlots")
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 type nodeState uint8
 
 const (
@@ -73,6 +75,26 @@ func (rt *Runtime) NumNodes() int { return len(rt.nodes) }
 // Slots returns the application's nodes in rank order. The slice is the
 // runtime's own: copy it before changing it.
 func (rt *Runtime) Slots() []NodeID { return rt.slots }
+
+// SlotIndex returns node n's rank among the application's nodes (its index
+// in Slots), or -1 when n is not one of them. Protocols that pair nodes by
+// rank (buddies, rotated backups) call it per message: it is O(1) unless the
+// slots changed since n was last looked up.
+func (rt *Runtime) SlotIndex(n NodeID) int {
+	if int(n) < len(rt.slotHint) {
+		if i := int(rt.slotHint[n]); i < len(rt.slots) && rt.slots[i] == n {
+			return i
+		}
+	}
+	i := slices.Index(rt.slots, n)
+	if i >= 0 && n >= 0 {
+		if int(n) >= len(rt.slotHint) {
+			rt.slotHint = append(rt.slotHint, make([]int32, int(n)+1-len(rt.slotHint))...)
+		}
+		rt.slotHint[n] = int32(i)
+	}
+	return i
+}
 
 // SetSlots replaces the application's nodes (after a shrink or a replacement);
 // call Place or SetNode afterwards to move objects.

@@ -16,12 +16,15 @@ type Runtime struct {
 	wl    Workload
 	proto Protocol
 
-	links  []link // the per-message part of each node, apart (see link)
-	nodes  []node
-	objs   []objState
-	place  []NodeID // place[i] is the node object i is placed on; apart from objs because every send reads it
-	slots  []NodeID // the application's nodes, in rank order
-	spares []NodeID // idle spares, taken first to last
+	links []link // the per-message part of each node, apart (see link)
+	nodes []node
+	objs  []objState
+	place []NodeID // place[i] is the node object i is placed on; apart from objs because every send reads it
+	slots []NodeID // the application's nodes, in rank order
+	// slotHint[n] is where node n was last found in slots: SlotIndex checks
+	// it before searching, so that it stays O(1) however slots change
+	slotHint []int32
+	spares   []NodeID // idle spares, taken first to last
 
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)

@@ -1278,7 +1278,7 @@ func (p *Protocol) placeBackup(id sim.ObjID) (sim.NodeID, bool) {
 // surviving slots, that holds neither the thread nor another of its backups.
 func (p *Protocol) placeBackupFrom(id sim.ObjID, home sim.NodeID) (sim.NodeID, bool) {
 	slots := p.RT.Slots()
-	start := slices.Index(slots, home)
+	start := p.RT.SlotIndex(home)
 	if start < 0 {
 		start = 0
 	}

@@ -374,15 +374,11 @@ func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
 // next application node in rank order (None when n is alone or not a slot).
 func (p *Protocol) buddy(n sim.NodeID) sim.NodeID {
 	s := p.RT.Slots()
-	if len(s) < 2 {
+	i := p.RT.SlotIndex(n)
+	if len(s) < 2 || i < 0 {
 		return sim.None
 	}
-	for i, x := range s {
-		if x == n {
-			return s[(i+1)%len(s)]
-		}
-	}
-	return sim.None
+	return s[(i+1)%len(s)]
 }
 
 // OnSend stamps the SN, logs the message at its sender and replaces the send by
