@@ -94,10 +94,12 @@ func (rt *Runtime) failNode(n NodeID) {
 			// it was moving here: its state is still at the source, the
 			// transfer fails and Migrate puts it back
 			rt.place[i] = o.migFrom
+			rt.placeVer++
 			continue
 		}
 		if o.migrating && o.migFrom == n {
 			rt.place[i] = n // its state was leaving this node: lost with it
+			rt.placeVer++
 		}
 		if rt.place[i] != n || o.lost {
 			continue

@@ -74,7 +74,8 @@ func TestMigrateToFailingNode(t *testing.T) {
 }
 
 // SlotIndex follows the application's nodes through replacement, removal
-// and reordering, and says -1 for a node that is not one of them.
+// and reordering, and says -1 for a node that is not one of them; ObjectsOn
+// follows the placement.
 func TestSlotIndex(t *testing.T) {
 	rt, err := New(testConfig(4), &scriptWL{n: 4}, &recordProto{})
 	if err != nil {
@@ -86,6 +87,15 @@ func TestSlotIndex(t *testing.T) {
 			if got, want := rt.SlotIndex(n), slices.Index(rt.Slots(), n); got != want {
 				t.Errorf("%s: SlotIndex(%d) = %d, want %d (slots %v)", when, n, got, want, rt.Slots())
 			}
+			var want []ObjID
+			for i := range ObjID(4) {
+				if rt.NodeOf(i) == n {
+					want = append(want, i)
+				}
+			}
+			if got := rt.ObjectsOn(n); !slices.Equal(got, want) {
+				t.Errorf("%s: ObjectsOn(%d) = %v, want %v", when, n, got, want)
+			}
 		}
 	}
 	check("start")
@@ -95,4 +105,6 @@ func TestSlotIndex(t *testing.T) {
 	check("after RemoveSlot")
 	rt.SetSlots([]NodeID{3, 6, 2, 1})
 	check("after SetSlots")
+	rt.SetNode(2, 3)
+	check("after SetNode")
 }

@@ -111,6 +111,7 @@ func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
 	for i, at := range rt.place {
 		if at == old {
 			rt.place[i] = repl
+			rt.placeVer++
 		}
 	}
 }

@@ -60,13 +60,22 @@ func (rt *Runtime) Lost(id ObjID) bool { return rt.objs[id].lost }
 
 // ObjectsOn lists the objects placed on node n.
 func (rt *Runtime) ObjectsOn(n NodeID) []ObjID {
-	var out []ObjID
-	for i, at := range rt.place {
-		if at == n {
-			out = append(out, ObjID(i))
+	// Protocols ask per node and per checkpoint: an index rebuilt only when
+	// the placement changed keeps that O(1) instead of O(objects).
+	if rt.byNode == nil || rt.byNodeVer != rt.placeVer {
+		rt.byNode = make([][]ObjID, len(rt.nodes)) // fresh: slices handed out earlier stay valid
+		for i, at := range rt.place {
+			if at >= 0 && int(at) < len(rt.byNode) {
+				rt.byNode[at] = append(rt.byNode[at], ObjID(i))
+			}
 		}
+		rt.byNodeVer = rt.placeVer
 	}
-	return out
+	if n < 0 || int(n) >= len(rt.byNode) {
+		return nil
+	}
+	s := rt.byNode[n]
+	return s[:len(s):len(s)]
 }
 
 // Place maps every object onto the current slots with the configured policy.
@@ -82,11 +91,12 @@ func (rt *Runtime) Place() {
 			s = i * n / k
 		}
 		rt.place[i] = rt.slots[s]
+		rt.placeVer++
 	}
 }
 
 // SetNode places object id on node n without moving its state.
-func (rt *Runtime) SetNode(id ObjID, n NodeID) { rt.place[id] = n }
+func (rt *Runtime) SetNode(id ObjID, n NodeID) { rt.place[id] = n; rt.placeVer++ }
 
 // create (re)creates object id from the workload's initial state on node n and
 // schedules its Start.
@@ -95,6 +105,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	rt.discardInbox(o)
 	o.obj = rt.wl.NewObject(id)
 	rt.place[id] = n
+	rt.placeVer++
 	o.inc++
 	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
 	o.needStart = true
@@ -140,6 +151,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 	rt.discardInbox(o)
 	o.obj = obj
 	rt.place[id] = n
+	rt.placeVer++
 	o.inc++
 	o.lost, o.migrating, o.needStart, o.queued = false, false, false, false
 	o.paused = false // a restored object starts afresh; protocols pause it again if they need to
@@ -297,10 +309,12 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 	o.inbox.clear() // the waiting messages travel in the snapshot
 	o.migrating, o.migFrom = true, src
 	rt.place[id] = dst
+	rt.placeVer++
 	rt.Transfer(src, dst, size, TagMigrate, func(ok bool) {
 		if !ok || rt.objs[id].lost {
 			if rt.links[src].state != nodeFailed && !rt.objs[id].lost {
 				rt.place[id] = src
+				rt.placeVer++
 				rt.objs[id].migrating = false
 				rt.ready(id)
 				rt.kick(src)

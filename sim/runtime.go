@@ -20,7 +20,11 @@ type Runtime struct {
 	nodes []node
 	objs  []objState
 	place []NodeID // place[i] is the node object i is placed on; apart from objs because every send reads it
-	slots []NodeID // the application's nodes, in rank order
+	// placeVer counts changes of place; byNode (objects per node, for
+	// ObjectsOn) is valid while byNodeVer equals it
+	placeVer, byNodeVer uint64
+	byNode              [][]ObjID
+	slots               []NodeID // the application's nodes, in rank order
 	// slotHint[n] is where node n was last found in slots: SlotIndex checks
 	// it before searching, so that it stays O(1) however slots change
 	slotHint []int32
