@@ -232,7 +232,9 @@ func figuresAlong(key string, sl slice) []figure {
 			return
 		}
 		for i := range c.Series { // published figures are drawn as reference lines
-			c.Series[i].Curve = strings.HasSuffix(c.Series[i].Name, publishedSuffix)
+			if strings.HasSuffix(c.Series[i].Name, publishedSuffix) {
+				c.Series[i].Curve = true
+			}
 		}
 		if sl.fixed != "" {
 			c.Title += "\n" + strings.ReplaceAll(sl.fixed, ";", ", ") // a second line: long settings would be cut

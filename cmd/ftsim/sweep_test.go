@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"ftsim/experiment"
 )
 
 // executeSweep runs the CLI with the sweep, plot and merge commands, whether
@@ -148,6 +150,24 @@ func TestPlotCommand(t *testing.T) {
 	}
 	if s := readFile(t, svg); !strings.Contains(s, "none model: restart from scratch") || !strings.Contains(s, "node MTBF (s)") {
 		t.Fatalf("makespan vs MTBF lacks the restart-from-scratch curve or its axis label")
+	}
+	// model curves stay dashed reference lines, measured series do not
+	res, err := experiment.ReadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := 0
+	for _, f := range sweepFigures(res) {
+		for _, sr := range f.chart.Series {
+			if model := strings.Contains(sr.Name, " model: "); sr.Curve != model {
+				t.Errorf("%s: series %q drawn as a curve: %v", f.base, sr.Name, sr.Curve)
+			} else if model {
+				curves++
+			}
+		}
+	}
+	if curves == 0 {
+		t.Error("no model curve in any figure")
 	}
 	again := t.TempDir()
 	mustRun(t, "plot", dir, "--format", "svg", "--out", again)

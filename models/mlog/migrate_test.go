@@ -52,16 +52,7 @@ func TestSourceCrashDuringMigration(t *testing.T) {
 				t.Fatalf("source crashes %d, queries %d, kept %d, undone %d, migrations %d; want kept %d, undone %d, migrations %d",
 					ps.SourceCrashes, ps.MigrationQueries, ps.MigrationsKept, ps.MigrationsUndone, ps.Migrations, c.kept, c.undone, c.migrations)
 			}
-			if ps.Restarts != 1 || w.rollbacks != 0 || ps.OrderMismatches != 0 || ps.Reprocessed == 0 {
-				t.Fatalf("restarts %d, survivor rollbacks %d, TN order mismatches %d, reprocessed %d", ps.Restarts, w.rollbacks, ps.OrderMismatches, ps.Reprocessed)
-			}
-			// one copy: where the protocol keeps each object is where it runs,
-			// and its checkpoint lives on a node that is alive
-			for _, o := range pr.objs {
-				if n := pr.RT.NodeOf(o.id); n != o.node || pr.RT.Lost(o.id) || !pr.valid(o.ckpt) {
-					t.Fatalf("object %d: runtime node %d, protocol node %d, lost %v, checkpoint valid %v", o.id, n, o.node, pr.RT.Lost(o.id), pr.valid(o.ckpt))
-				}
-			}
+			checkOneCopy(t, pr, w)
 			t.Logf("makespan %v (no failure, no protocol %v), migrations %d, queries %d, kept %d, undone %d",
 				res.Makespan, base.Makespan, ps.Migrations, ps.MigrationQueries, ps.MigrationsKept, ps.MigrationsUndone)
 		})
@@ -120,16 +111,26 @@ func TestDestinationCrashDuringMigration(t *testing.T) {
 				t.Fatalf("unrecoverable %d (%s), restarts from scratch %d, destination crashes %d, kept %d (want %d), undone %d (want %d)",
 					st.Unrecoverable, st.UnrecoverableNote, st.Restarts, ps.DestCrashes, ps.MigrationsKept, c.kept, ps.MigrationsUndone, c.undone)
 			}
-			if ps.Restarts != 1 || w.rollbacks != 0 || ps.OrderMismatches != 0 || ps.Reprocessed == 0 {
-				t.Fatalf("restarts %d, survivor rollbacks %d, TN order mismatches %d, reprocessed %d", ps.Restarts, w.rollbacks, ps.OrderMismatches, ps.Reprocessed)
-			}
-			for _, o := range pr.objs {
-				if n := pr.RT.NodeOf(o.id); n != o.node || pr.RT.Lost(o.id) || !pr.valid(o.ckpt) {
-					t.Fatalf("object %d: runtime node %d, protocol node %d, lost %v, checkpoint valid %v", o.id, n, o.node, pr.RT.Lost(o.id), pr.valid(o.ckpt))
-				}
-			}
+			checkOneCopy(t, pr, w)
 			t.Logf("makespan %v (no failure, no protocol %v), migrations %d, kept %d, undone %d",
 				res.Makespan, base.Makespan, ps.Migrations, ps.MigrationsKept, ps.MigrationsUndone)
 		})
+	}
+}
+
+// checkOneCopy fails unless the run had one mlog restart whose re-execution
+// followed the pre-failure TN order without rolling any survivor back, and
+// exactly one copy of every object is left: where the protocol keeps it is
+// where it runs, and its checkpoint lives on a node that is alive.
+func checkOneCopy(t *testing.T, pr *Protocol, w *watch) {
+	t.Helper()
+	ps := pr.Stats
+	if ps.Restarts != 1 || w.rollbacks != 0 || ps.OrderMismatches != 0 || ps.Reprocessed == 0 {
+		t.Fatalf("restarts %d, survivor rollbacks %d, TN order mismatches %d, reprocessed %d", ps.Restarts, w.rollbacks, ps.OrderMismatches, ps.Reprocessed)
+	}
+	for _, o := range pr.objs {
+		if n := pr.RT.NodeOf(o.id); n != o.node || pr.RT.Lost(o.id) || !pr.valid(o.ckpt) {
+			t.Fatalf("object %d: runtime node %d, protocol node %d, lost %v, checkpoint valid %v", o.id, n, o.node, pr.RT.Lost(o.id), pr.valid(o.ckpt))
+		}
 	}
 }
