@@ -292,10 +292,17 @@ func (q *queue) down(i int) {
 	// leaf without comparing against e, then climb back to e's place. A newly
 	// scheduled event is usually later than most of the queue, so it belongs near
 	// the leaves and the climb is short: about one comparison saved per level.
+	//
+	// The exception is an event that goes right back to the top: a handler
+	// that schedules its own follow-up a nanosecond later (a message's
+	// delivery after its head arrived, a 32-byte control message's) would walk
+	// to a leaf and climb all the way back. One comparison with the smallest
+	// child at the first level catches it.
 	ev := q.ev
 	n := len(ev)
 	e := ev[i]
 	start := i
+	first := true
 	for {
 		c := i<<2 - 8
 		if c+3 < n {
@@ -308,6 +315,12 @@ func (q *queue) down(i int) {
 			}
 			if ev[c+3].before(&ev[m]) {
 				m = c + 3
+			}
+			if first {
+				if e.before(&ev[m]) {
+					return // e is already in place
+				}
+				first = false
 			}
 			ev[i] = ev[m]
 			i = m
