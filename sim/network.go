@@ -85,7 +85,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 		if lost {
 			rt.stats.LostMsgs++
 			if m.done != nil {
-				m.done(m, false)
+				rt.transferDone(m, false)
 			}
 			return
 		}
@@ -93,7 +93,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 			rt.tracer.Message(m, rt.eng.now)
 		}
 		if m.done != nil {
-			m.done(m, true)
+			rt.transferDone(m, true)
 			return
 		}
 		rt.proto.OnControl(m)
@@ -149,9 +149,23 @@ func (rt *Runtime) SendCopy(m *Message, to NodeID, tag int32) {
 // checkpoint to a buddy, a migration) and calls done(true) when they have
 // arrived, done(false) if either end failed first.
 func (rt *Runtime) Transfer(from, to NodeID, size int64, tag int32, done func(ok bool)) {
-	m := &Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now,
-		done: func(_ *Message, ok bool) { done(ok) }}
+	var m *Message
+	if n := len(rt.xferFree); n > 0 {
+		m, rt.xferFree = rt.xferFree[n-1], rt.xferFree[:n-1]
+	} else {
+		m = new(Message)
+	}
+	*m = Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now, done: done}
 	rt.SendControl(m)
+}
+
+// transferDone ends Transfer m: its Message goes back to the pool before done
+// runs (done never sees it), so that the transfers done starts reuse it.
+func (rt *Runtime) transferDone(m *Message, ok bool) {
+	done := m.done
+	m.done = nil
+	rt.xferFree = append(rt.xferFree, m)
+	done(ok)
 }
 
 // InFlight returns the application messages of the current epoch that have been

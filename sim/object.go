@@ -83,7 +83,7 @@ type Message struct {
 
 	fromInc uint32               // the sender's incarnation at transmission
 	outEnd  Time                 // when the last byte left the sender
-	done    func(*Message, bool) // for Transfer: called on delivery (true) or loss (false)
+	done    func(ok bool) // for Transfer: called on delivery (true) or loss (false)
 }
 
 // WireSize is the number of bytes the network carries for m.

@@ -41,6 +41,7 @@ type Runtime struct {
 
 	msgs     slab[*Message] // messages in flight: events carry the slot
 	arrivals []arrival      // arrivals[i] is for the message in msgs slot i
+	xferFree []*Message     // Transfer's messages, reused: a checkpoint protocol makes millions
 	tasks    slab[task]
 	calls    slab[call]
 	ctx      Ctx

@@ -18,7 +18,7 @@ func main() {
 }
 
 func newRoot() *cobra.Command {
-	var cpuProfile string
+	var cpuProfile, memProfile string
 	var stopProfile func()
 	root := &cobra.Command{
 		Use:           "ftsim",
@@ -40,13 +40,23 @@ func newRoot() *cobra.Command {
 			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 			return nil
 		},
-		PersistentPostRun: func(*cobra.Command, []string) {
+		PersistentPostRunE: func(*cobra.Command, []string) error {
 			if stopProfile != nil {
 				stopProfile()
 			}
+			if memProfile == "" {
+				return nil
+			}
+			f, err := os.Create(memProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return pprof.Lookup("allocs").WriteTo(f, 0)
 		},
 	}
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end (go tool pprof -sample_index=alloc_space)")
 	root.AddCommand(newRunCmd(), newPredictCmd(), newScenariosCmd(), newVersionCmd(),
 		newSweepCmd(), newPlotCmd(), newMergeCmd())
 	return root
