@@ -84,7 +84,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 	if m.Control {
 		if lost {
 			rt.stats.LostMsgs++
-			if m.done != nil {
+			if m.done != nil || m.comp != nil {
 				rt.transferDone(m, false)
 			}
 			return
@@ -92,7 +92,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 		if rt.tracer != nil {
 			rt.tracer.Message(m, rt.eng.now)
 		}
-		if m.done != nil {
+		if m.done != nil || m.comp != nil {
 			rt.transferDone(m, true)
 			return
 		}
@@ -149,22 +149,44 @@ func (rt *Runtime) SendCopy(m *Message, to NodeID, tag int32) {
 // checkpoint to a buddy, a migration) and calls done(true) when they have
 // arrived, done(false) if either end failed first.
 func (rt *Runtime) Transfer(from, to NodeID, size int64, tag int32, done func(ok bool)) {
+	rt.transfer(from, to, size, tag, done, nil)
+}
+
+// Completion receives the outcome of a TransferTo.
+type Completion interface {
+	// TransferDone is called when the transfer with tag has arrived (ok) or
+	// was lost with one of its ends (!ok).
+	TransferDone(tag int32, ok bool)
+}
+
+// TransferTo is Transfer reporting to c. A protocol that makes a transfer per
+// application message passes a record it allocates anyway (a pointer
+// implementing Completion) instead of a closure per step.
+func (rt *Runtime) TransferTo(from, to NodeID, size int64, tag int32, c Completion) {
+	rt.transfer(from, to, size, tag, nil, c)
+}
+
+func (rt *Runtime) transfer(from, to NodeID, size int64, tag int32, done func(ok bool), c Completion) {
 	var m *Message
 	if n := len(rt.xferFree); n > 0 {
 		m, rt.xferFree = rt.xferFree[n-1], rt.xferFree[:n-1]
 	} else {
 		m = new(Message)
 	}
-	*m = Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now, done: done}
+	*m = Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now, done: done, comp: c}
 	rt.SendControl(m)
 }
 
 // transferDone ends Transfer m: its Message goes back to the pool before done
 // runs (done never sees it), so that the transfers done starts reuse it.
 func (rt *Runtime) transferDone(m *Message, ok bool) {
-	done := m.done
-	m.done = nil
+	done, c, tag := m.done, m.comp, m.Tag
+	m.done, m.comp = nil, nil
 	rt.xferFree = append(rt.xferFree, m)
+	if c != nil {
+		c.TransferDone(tag, ok)
+		return
+	}
 	done(ok)
 }
 

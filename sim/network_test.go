@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestNetworkTiming(t *testing.T) {
 	const lat = 2 * Microsecond
@@ -74,5 +77,61 @@ func TestCommunicationCPUCost(t *testing.T) {
 	want := Time(500) + 2*Microsecond + 1000
 	if log[0].at != want+500 {
 		t.Fatalf("handler sees the message at %d, want %d", log[0].at, want+500)
+	}
+}
+
+// completionLog records TransferTo outcomes.
+type completionLog struct {
+	rt   *Runtime
+	got  []string
+	then func() // after the first outcome
+}
+
+func (c *completionLog) TransferDone(tag int32, ok bool) {
+	c.got = append(c.got, fmt.Sprintf("tag %d ok=%v at %d", tag, ok, c.rt.Now()))
+	if f := c.then; f != nil && ok {
+		c.then = nil
+		f()
+	}
+}
+
+// A transfer reports its arrival, or its loss when an end fails first, through
+// a closure (Transfer) or a Completion (TransferTo); a transfer started from
+// another's callback reuses its message and still sees its own timing.
+func TestTransferOutcome(t *testing.T) {
+	cases := []struct {
+		name   string
+		failAt Time // node 1 fails (0: never)
+		want   []string
+	}{
+		{"delivered", 0, []string{"tag 7 ok=true at 12000", "closure ok=true at 24000", "tag 8 ok=true at 36000"}},
+		{"receiver fails in flight", 5000, []string{"tag 7 ok=false at 12000"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := &scriptWL{n: 2, total: 1}
+			cfg := testConfig(2)
+			cfg.Limit = Second
+			if tc.failAt > 0 {
+				cfg.Failures = ScriptedFailures
+				cfg.Planned = []ScriptedFailure{{Node: 1, At: tc.failAt}}
+			}
+			rt, err := New(cfg, wl, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := &completionLog{rt: rt}
+			log.then = func() {
+				rt.Transfer(1, 0, 10000, 9, func(ok bool) {
+					log.got = append(log.got, fmt.Sprintf("closure ok=%v at %d", ok, rt.Now()))
+					rt.TransferTo(0, 1, 10000, 8, log)
+				})
+			}
+			rt.At(0, func() { rt.TransferTo(0, 1, 10000, 7, log) })
+			rt.Run()
+			if fmt.Sprint(log.got) != fmt.Sprint(tc.want) {
+				t.Errorf("got %q, want %q", log.got, tc.want)
+			}
+		})
 	}
 }
