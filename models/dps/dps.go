@@ -208,36 +208,30 @@ func (s *seenSet) add(k uint64) {
 }
 
 // idSet is a set of data-object identities, by edge.
-type idSet map[chanKey]*seenSet
+type idSet struct{ edges edgeMap[chanKey, seenSet] }
 
-func (s idSet) has(src sim.ObjID, op uint64) bool {
-	e := s[chanKey{src, opLife(op)}]
-	return e != nil && e.has(opRank(op))
+func newIDSet() *idSet { return &idSet{} }
+
+func (s *idSet) has(src sim.ObjID, op uint64) bool {
+	i := s.edges.find(chanKey{src, opLife(op)})
+	return i >= 0 && s.edges.vals[i].has(opRank(op))
 }
 
-func (s idSet) add(src sim.ObjID, op uint64) {
-	k := chanKey{src, opLife(op)}
-	e := s[k]
-	if e == nil {
-		e = &seenSet{}
-		s[k] = e
-	}
-	e.add(opRank(op))
+func (s *idSet) add(src sim.ObjID, op uint64) {
+	s.edges.ptr(chanKey{src, opLife(op)}).add(opRank(op))
 }
 
-func (s idSet) clone() idSet {
-	c := make(idSet, len(s))
-	for k, e := range s {
-		n := &seenSet{lo: e.lo}
+func (s *idSet) clone() *idSet {
+	return &idSet{edges: s.edges.clone(func(e seenSet) seenSet {
+		n := seenSet{lo: e.lo}
 		if len(e.above) > 0 {
 			n.above = make(map[uint64]struct{}, len(e.above))
 			for r := range e.above {
 				n.above[r] = struct{}{}
 			}
 		}
-		c[k] = n
-	}
-	return c
+		return n
+	})}
 }
 
 // pstate is the protocol part of a thread's state, checkpointed with it.
@@ -245,15 +239,14 @@ type pstate struct {
 	seqOut uint64
 	seqIn  uint64 // largest sequence number of the objects handled so far (the paper's SeqIn)
 	life   uint32
-	sent   map[sim.ObjID]uint64 // next rank per receiver
+	sent   edgeMap[sim.ObjID, uint64] // next rank per receiver
 }
 
+// clone returns a copy that shares nothing with s: a checkpoint's pstate is
+// never modified, the thread's is.
 func (s pstate) clone() pstate {
 	c := s
-	c.sent = make(map[sim.ObjID]uint64, len(s.sent))
-	for k, v := range s.sent {
-		c.sent[k] = v
-	}
+	c.sent = s.sent.clone(func(r uint64) uint64 { return r })
 	return c
 }
 
@@ -267,7 +260,7 @@ type ckptData struct {
 	state     []byte            // nil when initial
 	size      int64             // modeled state size
 	pst       pstate
-	processed idSet
+	processed *idSet
 	queue     []*sim.Message // regeneration: stored duplicates to carry over
 }
 
@@ -287,11 +280,11 @@ type backup struct {
 type thread struct {
 	stateless bool
 	pst       pstate
-	received  idSet // accepted by the active thread (queued or handled)
-	processed idSet // handled by the active thread
-	since     int64 // processed since the last checkpoint
-	handled   int64 // handled since the last checkpoint (Every)
-	ckProg    int64 // the object's progress at its last checkpoint (EveryProgress)
+	received  *idSet // accepted by the active thread (queued or handled)
+	processed *idSet // handled by the active thread
+	since     int64  // processed since the last checkpoint
+	handled   int64  // handled since the last checkpoint (Every)
+	ckProg    int64  // the object's progress at its last checkpoint (EveryProgress)
 	backups   []*backup
 	bkGen     uint32
 	replaying int    // re-injected objects not yet handled
@@ -302,6 +295,16 @@ type thread struct {
 	ord       orderState
 	// audit
 	dispatched map[msgKey]struct{}
+	// hw tells a re-posted data object from a new one: per receiver, the
+	// highest rank sent in the current life, plus one. It survives the
+	// thread's restores (it is what re-execution is checked against).
+	hw edgeMap[sim.ObjID, highWater]
+}
+
+// highWater is the next rank never sent on an edge in life.
+type highWater struct {
+	life uint32
+	next uint64
 }
 
 // Protocol is DPS fault tolerance: backup threads on rotated nodes,
@@ -318,8 +321,6 @@ type Protocol struct {
 	next     int // round robin for re-created stateless threads
 	scratch  *none.Restarter
 	fallback bool
-	hw       map[[2]sim.ObjID]uint64 // audit of re-posts: highest rank + 1 per edge and life
-	hwLife   map[[2]sim.ObjID]uint32
 	origSeq  map[[3]uint64]uint64 // Audit: (src, dst, op) -> original sequence number
 	copies   map[sim.ObjID][]taskCopy
 	splitGen uint32 // the split's generation: results of tasks of an older one are void
@@ -364,8 +365,6 @@ func (p *Protocol) Start() {
 	rt := p.RT
 	n := rt.NumObjects()
 	p.th = make([]thread, n)
-	p.hw = map[[2]sim.ObjID]uint64{}
-	p.hwLife = map[[2]sim.ObjID]uint32{}
 	p.copies = map[sim.ObjID][]taskCopy{}
 	if p.cfg.Audit {
 		p.origSeq = map[[3]uint64]uint64{}
@@ -380,8 +379,7 @@ func (p *Protocol) Start() {
 	local := map[sim.NodeID]int{} // threads of each node placed so far
 	for i := range p.th {
 		t := &p.th[i]
-		t.pst.sent = map[sim.ObjID]uint64{}
-		t.received, t.processed = idSet{}, idSet{}
+		t.received, t.processed = newIDSet(), newIDSet()
 		if p.cfg.Audit {
 			t.dispatched = map[msgKey]struct{}{}
 		}
@@ -405,7 +403,7 @@ func (p *Protocol) Start() {
 		size := rt.ModeledSize(id)
 		for k := range nb {
 			node := slots[(s+1+(j+k)%(len(slots)-1))%len(slots)]
-			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: idSet{}}
+			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: newIDSet()}
 			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck, queue: map[msgKey]*sim.Message{}}
 			t.backups = append(t.backups, bk)
 			p.memAdd(node, memState, size)
@@ -474,8 +472,9 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	rt := p.RT
 	t := &p.th[m.Src]
 	t.pst.seqOut = max(t.pst.seqIn, t.pst.seqOut) + 1
-	rank := t.pst.sent[m.Dst]
-	t.pst.sent[m.Dst] = rank + 1
+	next := t.pst.sent.ptr(m.Dst)
+	rank := *next
+	*next++
 	m.Hdr.Seq = t.pst.seqOut
 	m.Hdr.Op = opID(t.pst.life, rank)
 	m.Hdr.Bytes += p.cfg.HeaderBytes
@@ -483,15 +482,15 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 		st := rt.Stats()
 		st.ExtraBytes += p.cfg.HeaderBytes
 	}
-	edge := [2]sim.ObjID{m.Src, m.Dst}
-	if p.hwLife[edge] != t.pst.life {
-		p.hwLife[edge], p.hw[edge] = t.pst.life, 0
+	hw := t.hw.ptr(m.Dst)
+	if hw.life != t.pst.life {
+		*hw = highWater{life: t.pst.life}
 	}
-	if rank < p.hw[edge] {
+	if rank < hw.next {
 		m.Hdr.Flags |= flagRepost
 		p.C.Reposted++
 	} else {
-		p.hw[edge] = rank + 1
+		hw.next = rank + 1
 		if p.origSeq != nil {
 			p.origSeq[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] = m.Hdr.Seq
 		}
@@ -1103,8 +1102,8 @@ func (p *Protocol) recreate(id sim.ObjID) {
 	p.releaseCopies(id)
 	t.pst.life++
 	t.pst.seqOut, t.pst.seqIn = 0, 0
-	t.pst.sent = map[sim.ObjID]uint64{}
-	t.received, t.processed = idSet{}, idSet{}
+	t.pst.sent = edgeMap[sim.ObjID, uint64]{}
+	t.received, t.processed = newIDSet(), newIDSet()
 	if t.dispatched != nil {
 		t.dispatched = map[msgKey]struct{}{}
 	}

@@ -1,0 +1,77 @@
+package dps
+
+// edgeMap is a map for the per-thread tables keyed by a peer (a receiver, an
+// edge and life). A stencil thread has a handful of peers, and with 20,000
+// threads a Go map per table is a cache miss per lookup and most of DPS's
+// time at 10,000 nodes: below linearMax keys a lookup scans a short slice
+// instead. A thread with many peers (a task farm's master) gets an index.
+// Iteration order is insertion order, which is deterministic.
+type edgeMap[K comparable, V any] struct {
+	keys  []K
+	vals  []V
+	index map[K]int32 // nil until there are more than linearMax keys
+}
+
+// linearMax is the number of keys up to which a lookup scans: a scan of 16
+// 8-byte keys costs less than hashing and probing a map.
+const linearMax = 16
+
+func (m *edgeMap[K, V]) find(k K) int {
+	if m.index != nil {
+		if i, ok := m.index[k]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	for i, x := range m.keys {
+		if x == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns the value of k, or the zero value.
+func (m *edgeMap[K, V]) get(k K) V {
+	if i := m.find(k); i >= 0 {
+		return m.vals[i]
+	}
+	var zero V
+	return zero
+}
+
+// ptr returns a pointer to the value of k, adding k with the zero value if it
+// is absent. The pointer is valid until the next insertion.
+func (m *edgeMap[K, V]) ptr(k K) *V {
+	if i := m.find(k); i >= 0 {
+		return &m.vals[i]
+	}
+	var zero V
+	m.keys = append(m.keys, k)
+	m.vals = append(m.vals, zero)
+	n := len(m.keys)
+	if m.index != nil {
+		m.index[k] = int32(n - 1)
+	} else if n > linearMax {
+		m.index = make(map[K]int32, 2*n)
+		for i, x := range m.keys {
+			m.index[x] = int32(i)
+		}
+	}
+	return &m.vals[n-1]
+}
+
+// clone returns a copy whose values are copied with cp.
+func (m *edgeMap[K, V]) clone(cp func(V) V) edgeMap[K, V] {
+	c := edgeMap[K, V]{keys: append([]K(nil), m.keys...), vals: make([]V, len(m.vals))}
+	for i, v := range m.vals {
+		c.vals[i] = cp(v)
+	}
+	if m.index != nil {
+		c.index = make(map[K]int32, len(m.index))
+		for k, i := range m.index {
+			c.index[k] = i
+		}
+	}
+	return c
+}
