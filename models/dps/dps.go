@@ -271,9 +271,9 @@ type backup struct {
 	gen   uint32 // the owner's backup generation when this backup was registered
 	ready bool   // a state has arrived
 	ck    *ckptData
-	queue map[msgKey]*sim.Message
-	bytes int64             // queue and log bytes accounted
-	log   map[uint64]msgKey // LogOrder: handling rank -> data object, after ck.count
+	queue edgeMap[msgKey, *sim.Message] // stored duplicates
+	bytes int64                         // queue and log bytes accounted
+	log   map[uint64]msgKey             // LogOrder: handling rank -> data object, after ck.count
 }
 
 // thread is the protocol's record of one object.
@@ -323,10 +323,10 @@ type Protocol struct {
 	fallback bool
 	origSeq  map[[3]uint64]uint64 // Audit: (src, dst, op) -> original sequence number
 	copies   map[sim.ObjID][]taskCopy
-	splitGen uint32 // the split's generation: results of tasks of an older one are void
-	reassign bool   // the split's object implements Reassigner
-	lostOnly bool   // the split's pending resend is for lost workers only (it restarted from scratch)
-	memNode  map[sim.NodeID]*[numMemKinds]int64
+	splitGen uint32               // the split's generation: results of tasks of an older one are void
+	reassign bool                 // the split's object implements Reassigner
+	lostOnly bool                 // the split's pending resend is for lost workers only (it restarted from scratch)
+	memNode  [][numMemKinds]int64 // by node
 	memTot   [numMemKinds]int64
 	memPeak  [numMemKinds]int64
 
@@ -404,7 +404,7 @@ func (p *Protocol) Start() {
 		for k := range nb {
 			node := slots[(s+1+(j+k)%(len(slots)-1))%len(slots)]
 			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: newIDSet()}
-			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck, queue: map[msgKey]*sim.Message{}}
+			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck}
 			t.backups = append(t.backups, bk)
 			p.memAdd(node, memState, size)
 		}
@@ -793,7 +793,7 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 	}
 	p.memAdd(bk.node, memState, ck.size-old)
 	bk.ck, bk.ready = ck, true
-	for _, k := range sortedKeys(bk.queue) {
+	for _, k := range sortedKeys(&bk.queue) {
 		if ck.processed.has(k.src, k.op) {
 			p.unstore(bk, k)
 		}
@@ -812,26 +812,24 @@ func (p *Protocol) store(bk *backup, m *sim.Message) {
 	if bk.ck != nil && bk.ck.processed.has(k.src, k.op) {
 		return
 	}
-	if _, ok := bk.queue[k]; ok {
+	q := bk.queue.ptr(k)
+	if *q != nil {
 		return
 	}
-	bk.queue[k] = m
+	*q = m
 	bk.bytes += m.WireSize()
 	p.memAdd(bk.node, memQueue, m.WireSize())
 }
 
 func (p *Protocol) unstore(bk *backup, k msgKey) {
-	m := bk.queue[k]
-	delete(bk.queue, k)
+	m := bk.queue.get(k)
+	bk.queue.del(k)
 	bk.bytes -= m.WireSize()
 	p.memAdd(bk.node, memQueue, -m.WireSize())
 }
 
-func sortedKeys(q map[msgKey]*sim.Message) []msgKey {
-	ks := make([]msgKey, 0, len(q))
-	for k := range q {
-		ks = append(ks, k)
-	}
+func sortedKeys(q *edgeMap[msgKey, *sim.Message]) []msgKey {
+	ks := slices.Clone(q.keys)
 	slices.SortFunc(ks, func(a, b msgKey) int {
 		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.op, b.op))
 	})
@@ -1007,9 +1005,9 @@ func (p *Protocol) activate(id sim.ObjID) {
 	p.memAdd(bk.node, memState, -bk.ck.size)
 	p.memAdd(bk.node, memQueue, -bk.bytes)
 	ck := bk.ck
-	msgs := make([]*sim.Message, 0, len(bk.queue))
-	for _, k := range sortedKeys(bk.queue) {
-		msgs = append(msgs, bk.queue[k])
+	msgs := make([]*sim.Message, 0, bk.queue.len())
+	for _, k := range sortedKeys(&bk.queue) {
+		msgs = append(msgs, bk.queue.get(k))
 	}
 	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
 	// the regenerated backup is a copy of the consumed one, registered before
@@ -1252,7 +1250,7 @@ func (p *Protocol) addBackup(id sim.ObjID, from sim.NodeID, ck *ckptData, wire i
 func (p *Protocol) register(id sim.ObjID, node sim.NodeID) *backup {
 	t := &p.th[id]
 	t.bkGen++
-	bk := &backup{node: node, inc: p.RT.Incarnation(node), gen: t.bkGen, queue: map[msgKey]*sim.Message{}}
+	bk := &backup{node: node, inc: p.RT.Incarnation(node), gen: t.bkGen}
 	t.backups = append(t.backups, bk)
 	p.C.Regenerated++
 	return bk

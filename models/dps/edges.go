@@ -75,3 +75,24 @@ func (m *edgeMap[K, V]) clone(cp func(V) V) edgeMap[K, V] {
 	}
 	return c
 }
+
+// del removes k, moving the last key into its place.
+func (m *edgeMap[K, V]) del(k K) {
+	i := m.find(k)
+	if i < 0 {
+		return
+	}
+	last := len(m.keys) - 1
+	if m.index != nil {
+		delete(m.index, k)
+		if i != last {
+			m.index[m.keys[last]] = int32(i)
+		}
+	}
+	m.keys[i], m.vals[i] = m.keys[last], m.vals[last]
+	var zero V
+	m.vals[last] = zero // drop the reference
+	m.keys, m.vals = m.keys[:last], m.vals[:last]
+}
+
+func (m *edgeMap[K, V]) len() int { return len(m.keys) }

@@ -38,13 +38,9 @@ func (p *Protocol) memAdd(n sim.NodeID, k memKind, delta int64) {
 		return // released with the node, as the runtime does
 	}
 	if p.memNode == nil {
-		p.memNode = map[sim.NodeID]*[numMemKinds]int64{}
+		p.memNode = make([][numMemKinds]int64, rt.NumNodes())
 	}
-	m := p.memNode[n]
-	if m == nil {
-		m = &[numMemKinds]int64{}
-		p.memNode[n] = m
-	}
+	m := &p.memNode[n]
 	m[k] += delta
 	p.memTot[k] += delta
 	p.memPeak[k] = max(p.memPeak[k], p.memTot[k])
@@ -52,14 +48,14 @@ func (p *Protocol) memAdd(n sim.NodeID, k memKind, delta int64) {
 
 // memFailed releases what node n held: it failed.
 func (p *Protocol) memFailed(n sim.NodeID) {
-	m := p.memNode[n]
-	if m == nil {
+	if p.memNode == nil {
 		return
 	}
+	m := &p.memNode[n]
 	for k := range m {
 		p.memTot[k] -= m[k]
 	}
-	delete(p.memNode, n)
+	*m = [numMemKinds]int64{}
 }
 
 var _ sim.Finisher = (*Protocol)(nil)
