@@ -33,7 +33,11 @@ func Prepare(s *scenarios.Scenario) (*Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	return prepareOn(s, b)
+	p, err := pointOn(s, b)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.runFaultFree()
 }
 
 // base is what points differing only in their protocol share: the workload
@@ -69,36 +73,47 @@ func prepareBase(s *scenarios.Scenario) (*base, error) {
 	return &base{workload: w, baseline: res.Makespan, stats: res.Stats}, nil
 }
 
-// prepareOn builds s's protocol on a base prepared for a scenario that
-// differs from s at most in its protocol, and runs it without failures.
-func prepareOn(s *scenarios.Scenario, b *base) (*Point, error) {
+// pointOn builds s's protocol on a base prepared for a scenario that differs
+// from s at most in its protocol. The point's fault-free time is the
+// baseline's until runFaultFree has run.
+func pointOn(s *scenarios.Scenario, b *base) (*Point, error) {
 	mk, err := buildProtocol(s)
 	if err != nil {
 		return nil, err
 	}
-	p := &Point{Scenario: s, workload: b.workload, protocol: mk,
-		Baseline: b.baseline, FaultFree: b.baseline, FaultFreeStats: b.stats}
+	return &Point{Scenario: s, workload: b.workload, protocol: mk,
+		Baseline: b.baseline, FaultFree: b.baseline, FaultFreeStats: b.stats}, nil
+}
+
+// runFaultFree runs the point's protocol without failures and records its
+// fault-free time and counters (nothing to run without a protocol).
+func (p *Point) runFaultFree() error {
+	s := p.Scenario
 	if s.Protocol.Kind() == "none" {
-		return p, nil
+		return nil
 	}
 	cfg, err := clusterConfig(s, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cfg.Failures, cfg.Planned = sim.NoFailures, nil
-	p.ffProto = mk()
-	rt, err := sim.New(cfg, b.workload, p.ffProto)
+	proto := p.protocol()
+	rt, err := sim.New(cfg, p.workload, proto)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ff := rt.Run()
 	if !ff.Finished || !ff.Outcome.OK {
-		return nil, fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Label(), ff.Outcome.Detail)
+		return fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Label(), ff.Outcome.Detail)
 	}
-	p.FaultFree = ff.Makespan
-	p.FaultFreeStats = ff.Stats
-	return p, nil
+	p.ffProto, p.FaultFree, p.FaultFreeStats = proto, ff.Makespan, ff.Stats
+	return nil
 }
+
+// limitFromFaultFree reports whether the runs' duration limit derives from the
+// fault-free time (the scenario sets no duration_limit): they cannot start
+// before runFaultFree has run.
+func (p *Point) limitFromFaultFree() bool { return p.Scenario.DurationLimit == 0 }
 
 func (p *Point) simulate(cfg sim.Config, mk protocolMaker) (sim.Result, error) {
 	rt, err := sim.New(cfg, p.workload, mk())
@@ -121,19 +136,24 @@ const SafetyFactor = 1000
 
 // Run simulates replication rep.
 func (p *Point) Run(rep int) (Record, error) {
-	seed := p.Seed(rep)
-	cfg, err := clusterConfig(p.Scenario, seed)
+	res, err := p.runRep(rep)
 	if err != nil {
 		return Record{}, err
+	}
+	return newRecord(p, rep, p.Seed(rep), &res), nil
+}
+
+// runRep simulates replication rep. It reads the fault-free time only when
+// limitFromFaultFree; the record made from its result does.
+func (p *Point) runRep(rep int) (sim.Result, error) {
+	cfg, err := clusterConfig(p.Scenario, p.Seed(rep))
+	if err != nil {
+		return sim.Result{}, err
 	}
 	if cfg.Limit == 0 {
 		cfg.Limit = SafetyFactor * max(p.Baseline, p.FaultFree)
 	}
-	res, err := p.simulate(cfg, p.protocol)
-	if err != nil {
-		return Record{}, err
-	}
-	return newRecord(p, rep, seed, &res), nil
+	return p.simulate(cfg, p.protocol)
 }
 
 // RunReps runs replications 0..reps-1 on workers goroutines (0 = all cores)

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"ftsim/scenarios"
+	"ftsim/sim"
 )
 
 // Vary is one varied scenario key and its values, in the order given on the
@@ -357,15 +357,27 @@ type RunOptions struct {
 	Progress io.Writer
 }
 
-// preparedPoint prepares a point once, on first use, and forgets it after its
-// last pending run so that a long sweep holds only the workloads it still
-// needs.
+// preparedPoint is a point of a running sweep. It is prepared in two stages,
+// each once, by the first worker that needs it: the point (its workload, and
+// the fault-free run without protocol its group shares) and the fault-free
+// run with its protocol. Only the records need the second stage (and the runs
+// whose duration limit derives from it), so it is a job of its own that runs
+// beside the point's failure runs: a comparison of a few slow protocols, one
+// replication each, would otherwise run each protocol's two simulations one
+// after the other. The point is forgotten once its last record is out, so a
+// long sweep holds only the workloads it still needs.
 type preparedPoint struct {
-	once sync.Once
-	mu   sync.Mutex
-	p    *Point
-	err  error
-	left atomic.Int64
+	once, ffOnce sync.Once
+	p            *Point
+	err, ffErr   error
+	ffDone       bool // seen by the collector: the fault-free job reported
+	left         int  // records still to emit (collector only)
+}
+
+// sweepJob is a job of Sweep.Run: a pending run (its slot in todo), or the
+// fault-free run of point ff (slot −1).
+type sweepJob struct {
+	slot, ff int
 }
 
 // Run executes the pending runs of o.Shard on a pool of workers shared by all
@@ -382,15 +394,21 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	if len(todo) == 0 {
 		return nil
 	}
+	pts := make([]preparedPoint, len(sw.Points))
+	var order []int // points with pending runs, in order
+	for _, k := range todo {
+		pi := k / sw.Reps
+		if pts[pi].left == 0 {
+			order = append(order, pi)
+		}
+		pts[pi].left++
+	}
+	jobs := sweepJobs(sw, todo, order)
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(todo))
-	pts := make([]preparedPoint, len(sw.Points))
-	for _, k := range todo {
-		pts[k/sw.Reps].left.Add(1)
-	}
+	workers = min(workers, len(jobs))
 	bases := newBaseCache(sw, todo)
 	var prog *Progress
 	if o.Progress != nil {
@@ -402,49 +420,55 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	get := func(i int) (*Point, error) {
 		pp := &pts[i]
 		pp.once.Do(func() {
-			p, err := bases.prepare(i)
+			pp.p, pp.err = bases.prepare(i)
+			if pp.err != nil {
+				pp.err = fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, pp.err)
+			}
+		})
+		return pp.p, pp.err
+	}
+	faultFree := func(i int) error {
+		p, err := get(i)
+		if err != nil {
+			return err
+		}
+		pp := &pts[i]
+		pp.ffOnce.Do(func() {
+			err := p.runFaultFree()
 			if err != nil {
 				err = fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
 			} else if o.Prepared != nil {
 				err = o.Prepared(&sw.Points[i], p)
 			}
-			pp.mu.Lock()
-			pp.p, pp.err = p, err
-			pp.mu.Unlock()
+			pp.ffErr = err
 		})
-		pp.mu.Lock()
-		defer pp.mu.Unlock()
-		return pp.p, pp.err
-	}
-	release := func(i int) {
-		pp := &pts[i]
-		if pp.left.Add(-1) == 0 {
-			pp.mu.Lock()
-			pp.p = nil
-			pp.mu.Unlock()
-		}
+		return pp.ffErr
 	}
 
 	type done struct {
-		slot int
-		rec  SweepRecord
-		err  error
+		job sweepJob
+		res sim.Result
+		err error
 	}
-	jobs := make(chan int)
+	jobc := make(chan sweepJob)
 	out := make(chan done, workers)
 	for w := 0; w < workers; w++ {
 		go func() {
-			for slot := range jobs {
-				k := todo[slot]
-				pi, rep := k/sw.Reps, k%sw.Reps
-				d := done{slot: slot}
-				p, err := get(pi)
-				if err == nil {
-					d.rec.Point = sw.Points[pi].ID
-					d.rec.Record, err = p.Run(rep)
+			for j := range jobc {
+				d := done{job: j}
+				if j.slot < 0 {
+					d.err = faultFree(j.ff)
+				} else {
+					pi, rep := todo[j.slot]/sw.Reps, todo[j.slot]%sw.Reps
+					p, err := get(pi)
+					if err == nil && p.limitFromFaultFree() {
+						err = faultFree(pi)
+					}
+					if err == nil {
+						d.res, err = p.runRep(rep)
+					}
+					d.err = err
 				}
-				d.err = err
-				release(pi)
 				select {
 				case out <- d:
 				case <-ctx.Done():
@@ -454,17 +478,17 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}()
 	}
 	go func() {
-		defer close(jobs)
-		for slot := range todo {
+		defer close(jobc)
+		for _, j := range jobs {
 			select {
-			case jobs <- slot:
+			case jobc <- j:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
 
-	pending := map[int]SweepRecord{}
+	results := map[int]sim.Result{}
 	next := 0
 	for next < len(todo) {
 		var d done
@@ -476,14 +500,26 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		if d.err != nil {
 			return d.err
 		}
-		pending[d.slot] = d.rec
-		for {
-			rec, ok := pending[next]
-			if !ok {
+		if d.job.slot < 0 {
+			pts[d.job.ff].ffDone = true
+		} else {
+			results[d.job.slot] = d.res
+		}
+		// emit what is done, in order, once its point's fault-free time is known
+		for next < len(todo) {
+			k := todo[next]
+			pi, rep := k/sw.Reps, k%sw.Reps
+			res, ok := results[next]
+			pp := &pts[pi]
+			if !ok || !pp.ffDone {
 				break
 			}
-			delete(pending, next)
+			delete(results, next)
 			next++
+			rec := SweepRecord{Point: sw.Points[pi].ID, Record: newRecord(pp.p, rep, pp.p.Seed(rep), &res)}
+			if pp.left--; pp.left == 0 {
+				pp.p = nil
+			}
 			if err := emit(rec); err != nil {
 				return err
 			}
@@ -493,6 +529,28 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}
 	}
 	return nil
+}
+
+// sweepJobs orders the jobs of a sweep: each point's fault-free run, one
+// point ahead of its failure runs, so that the fault-free run of the next
+// point starts while the runs of this one are under way.
+func sweepJobs(sw *Sweep, todo, order []int) []sweepJob {
+	runs := map[int][]sweepJob{}
+	for slot, k := range todo {
+		pi := k / sw.Reps
+		runs[pi] = append(runs[pi], sweepJob{slot: slot, ff: -1})
+	}
+	var jobs []sweepJob
+	for i, pi := range order {
+		if i == 0 {
+			jobs = append(jobs, sweepJob{slot: -1, ff: pi})
+		}
+		if i+1 < len(order) {
+			jobs = append(jobs, sweepJob{slot: -1, ff: order[i+1]})
+		}
+		jobs = append(jobs, runs[pi]...)
+	}
+	return jobs
 }
 
 // Prepare prepares every point in order, without running any replication,
@@ -506,6 +564,9 @@ func (sw *Sweep) Prepare(each func(*SweepPoint, *Point) error) error {
 	bases := newBaseCache(sw, idx)
 	for i := range sw.Points {
 		p, err := bases.prepare(i)
+		if err == nil {
+			err = p.runFaultFree()
+		}
 		if err != nil {
 			return fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
 		}
@@ -563,7 +624,7 @@ func baseKey(set []Setting) string {
 	return PointID(rest)
 }
 
-// prepare prepares point i on its group's base.
+// prepare builds point i on its group's base (without its fault-free run).
 func (c *baseCache) prepare(i int) (*Point, error) {
 	sp := &c.sw.Points[i]
 	key := baseKey(sp.Settings)
@@ -583,5 +644,5 @@ func (c *baseCache) prepare(i int) (*Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	return prepareOn(sp.Scenario, b)
+	return pointOn(sp.Scenario, b)
 }

@@ -255,3 +255,68 @@ func TestSweepRunStops(t *testing.T) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
+
+// Each point's fault-free run is queued one point ahead of its failure runs.
+func TestSweepJobOrder(t *testing.T) {
+	sw := &Sweep{Reps: 2, Points: make([]SweepPoint, 3)}
+	ff := func(p int) sweepJob { return sweepJob{slot: -1, ff: p} }
+	run := func(slot int) sweepJob { return sweepJob{slot: slot, ff: -1} }
+	cases := []struct {
+		name  string
+		todo  []int // pending run indices
+		order []int
+		want  []sweepJob
+	}{
+		{"all", []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2}, []sweepJob{ff(0), ff(1), run(0), run(1), ff(2), run(2), run(3), run(4), run(5)}},
+		{"resumed", []int{3, 5}, []int{1, 2}, []sweepJob{ff(1), ff(2), run(0), run(1)}},
+		{"one point", []int{4}, []int{2}, []sweepJob{ff(2), run(0)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sweepJobs(sw, tc.todo, tc.order); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A sweep's records carry the fault-free time and overhead of a point
+// prepared on its own, whether its runs waited for the fault-free run (no
+// duration_limit) or ran beside it.
+func TestSweepFaultFreeFigures(t *testing.T) {
+	for _, limit := range []string{"", `duration_limit="1h"`} {
+		t.Run("limit="+limit, func(t *testing.T) {
+			var over []string
+			if limit != "" {
+				over = append(over, limit)
+			}
+			base := smallScenario(t, over...)
+			sw, err := NewSweep(base, []Vary{{"protocol.kind", []string{"cpr", "none"}}}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _ := collect(t, sw, RunOptions{Workers: 2})
+			for _, r := range recs {
+				p, err := Prepare(sw.Points[pointIndex(sw, r.Point)].Scenario)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.FaultFreeS != p.FaultFree.Seconds() || r.BaselineS != p.Baseline.Seconds() {
+					t.Errorf("%s rep %d: fault-free %v s, baseline %v s; prepared alone %v s, %v s", r.Point, r.Rep, r.FaultFreeS, r.BaselineS, p.FaultFree.Seconds(), p.Baseline.Seconds())
+				}
+				if r.Protocol == "cpr" && !(r.Overhead > 0) {
+					t.Errorf("%s: overhead %v, want > 0", r.Point, r.Overhead)
+				}
+			}
+		})
+	}
+}
+
+func pointIndex(sw *Sweep, id string) int {
+	for i, p := range sw.Points {
+		if p.ID == id {
+			return i
+		}
+	}
+	return -1
+}
