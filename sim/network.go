@@ -84,7 +84,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 	if m.Control {
 		if lost {
 			rt.stats.LostMsgs++
-			if m.done != nil || m.comp != nil {
+			if m.done != nil {
 				rt.transferDone(m, false)
 			}
 			return
@@ -92,7 +92,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 		if rt.tracer != nil {
 			rt.tracer.Message(m, rt.eng.now)
 		}
-		if m.done != nil || m.comp != nil {
+		if m.done != nil {
 			rt.transferDone(m, true)
 			return
 		}
@@ -149,8 +149,14 @@ func (rt *Runtime) SendCopy(m *Message, to NodeID, tag int32) {
 // checkpoint to a buddy, a migration) and calls done(true) when they have
 // arrived, done(false) if either end failed first.
 func (rt *Runtime) Transfer(from, to NodeID, size int64, tag int32, done func(ok bool)) {
-	rt.transfer(from, to, size, tag, done, nil)
+	rt.transfer(from, to, size, tag, doneFunc(done))
 }
+
+// doneFunc is Transfer's closure as a Completion (a func is pointer-shaped:
+// the conversion does not allocate).
+type doneFunc func(ok bool)
+
+func (f doneFunc) TransferDone(_ int32, ok bool) { f(ok) }
 
 // Completion receives the outcome of a TransferTo.
 type Completion interface {
@@ -163,31 +169,27 @@ type Completion interface {
 // application message passes a record it allocates anyway (a pointer
 // implementing Completion) instead of a closure per step.
 func (rt *Runtime) TransferTo(from, to NodeID, size int64, tag int32, c Completion) {
-	rt.transfer(from, to, size, tag, nil, c)
+	rt.transfer(from, to, size, tag, c)
 }
 
-func (rt *Runtime) transfer(from, to NodeID, size int64, tag int32, done func(ok bool), c Completion) {
+func (rt *Runtime) transfer(from, to NodeID, size int64, tag int32, c Completion) {
 	var m *Message
 	if n := len(rt.xferFree); n > 0 {
 		m, rt.xferFree = rt.xferFree[n-1], rt.xferFree[:n-1]
 	} else {
 		m = new(Message)
 	}
-	*m = Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now, done: done, comp: c}
+	*m = Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now, done: c}
 	rt.SendControl(m)
 }
 
 // transferDone ends Transfer m: its Message goes back to the pool before done
 // runs (done never sees it), so that the transfers done starts reuse it.
 func (rt *Runtime) transferDone(m *Message, ok bool) {
-	done, c, tag := m.done, m.comp, m.Tag
-	m.done, m.comp = nil, nil
+	c, tag := m.done, m.Tag
+	m.done = nil
 	rt.xferFree = append(rt.xferFree, m)
-	if c != nil {
-		c.TransferDone(tag, ok)
-		return
-	}
-	done(ok)
+	c.TransferDone(tag, ok)
 }
 
 // InFlight returns the application messages of the current epoch that have been

@@ -81,10 +81,9 @@ type Message struct {
 	Control  bool   // protocol-to-protocol message, delivered to Protocol.OnControl
 	SentAt   Time   // when the sender handed it to the network
 
-	fromInc uint32        // the sender's incarnation at transmission
-	outEnd  Time          // when the last byte left the sender
-	done    func(ok bool) // for Transfer: called on delivery (true) or loss (false)
-	comp    Completion    // for TransferTo: the same
+	fromInc uint32     // the sender's incarnation at transmission
+	outEnd  Time       // when the last byte left the sender
+	done    Completion // for Transfer and TransferTo: told of the delivery or the loss
 }
 
 // WireSize is the number of bytes the network carries for m.
@@ -94,6 +93,6 @@ func (m *Message) WireSize() int64 { return m.Size + m.Hdr.Bytes }
 // log or duplicate a message.
 func (m *Message) Clone() *Message {
 	c := *m
-	c.done, c.comp = nil, nil
+	c.done = nil
 	return &c
 }
