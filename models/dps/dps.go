@@ -355,6 +355,7 @@ func New(cfg Config) (*Protocol, error) {
 func (p *Protocol) Init(rt *sim.Runtime) {
 	p.BaseProtocol.Init(rt)
 	p.scratch = none.NewRestarter(rt)
+	p.scratch.Restarted = p.takeOver
 }
 
 // Start creates the backup threads: object i's k-th backup lives on the node at
@@ -363,13 +364,45 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 // the initial state.
 func (p *Protocol) Start() {
 	rt := p.RT
-	n := rt.NumObjects()
-	p.th = make([]thread, n)
+	p.th = make([]thread, rt.NumObjects())
 	p.copies = map[sim.ObjID][]taskCopy{}
 	if p.cfg.Audit {
 		p.origSeq = map[[3]uint64]uint64{}
 	}
-	stateless := p.statelessSet()
+	p.setUp(p.statelessSet())
+}
+
+// takeOver runs when the restart from scratch that followed an unrecoverable
+// pattern is done, before the application resumes: every thread starts a new
+// life from its initial state with backups placed as at the start (on the
+// slots as they are now), so that later failures are handled by DPS again
+// instead of by more restarts from scratch.
+func (p *Protocol) takeOver() {
+	p.fallback = false
+	for id := range p.copies {
+		p.releaseCopies(id)
+	}
+	p.lostOnly = false
+	stateless := map[sim.ObjID]bool{}
+	for i := range p.th {
+		t := &p.th[i]
+		if t.stateless {
+			stateless[sim.ObjID(i)] = true
+		}
+		// what outlives a life: the life counter (operation ids of the new
+		// life are new), the re-post audit, and the generations that void
+		// timers and order callbacks of the old one
+		*t = thread{pst: pstate{life: t.pst.life + 1}, hw: t.hw, timerGen: t.timerGen,
+			ord: orderState{act: t.ord.act + 1}}
+	}
+	p.setUp(stateless)
+}
+
+// setUp gives every thread empty received and processed sets and, unless it
+// is stateless, its backups holding the initial state, and arms its
+// checkpoint timer.
+func (p *Protocol) setUp(stateless map[sim.ObjID]bool) {
+	rt := p.RT
 	slots := rt.Slots()
 	idx := map[sim.NodeID]int{}
 	for i, s := range slots {
@@ -843,6 +876,9 @@ func (p *Protocol) OnControl(m *sim.Message) {
 		return
 	}
 	rt := p.RT
+	if m.Epoch != rt.Epoch() {
+		return // a copy of a data object sent before a restart from scratch
+	}
 	id := m.Dst
 	t := &p.th[id]
 	n := m.To

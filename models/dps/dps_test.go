@@ -245,6 +245,10 @@ func TestRecovery(t *testing.T) {
 		{"three successive", "overlap", 8, []fail{{Node: 0, Progress: 0.2, ByProgress: true}, {Node: 3, Progress: 0.5, ByProgress: true}, {Node: 1, Progress: 0.8, ByProgress: true}}, 1, 0, 0},
 		{"simultaneous, disjoint", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 3, Progress: 0.5, ByProgress: true}}, 2, 0, 0},
 		{"simultaneous, thread and backup", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 2, Progress: 0.5, ByProgress: true}}, 0, 1, 2},
+		// after the restart from scratch DPS takes over again: the third
+		// failure is recovered by re-execution, not by another restart
+		{"unrecoverable, then recovered", "simple", 8, []fail{{Node: 1, Progress: 0.5, ByProgress: true}, {Node: 2, Progress: 0.5, ByProgress: true},
+			{Node: 3, Progress: 0.7, ByProgress: true}}, 0, 1, 2},
 	}
 	// order logging (LogOrder) must not change any of this for Life, whose
 	// tiles do not depend on the arrival order of their borders
@@ -269,6 +273,10 @@ func TestRecovery(t *testing.T) {
 				if c.unrec > 0 {
 					if res.Stats.Restarts != 1 || res.Stats.UnrecoverableNote == "" {
 						t.Fatalf("fallback: %d restarts, note %q", res.Stats.Restarts, res.Stats.UnrecoverableNote)
+					}
+					// the failures after the unrecoverable pattern: their node's 2 tiles each
+					if later := len(c.plan) - 2; int(p.C.Recovered) != 2*later {
+						t.Fatalf("%d threads recovered after the restart from scratch, want %d", p.C.Recovered, 2*later)
 					}
 					return
 				}
@@ -348,6 +356,32 @@ func TestFarmRecovery(t *testing.T) {
 				}
 				t.Logf("recreated %d, retired %d, resent %d (reassigned %d), recovered %d, replayed %d, re-posted %d, dropped %d, stale %d",
 					p.C.Recreated, p.C.Retired, p.C.Resent, p.C.Reassigned, p.C.Recovered, p.C.Replayed, p.C.Reposted, p.C.SilentDrops, p.C.StaleResults)
+			})
+		}
+	}
+}
+
+// A farm whose master and its backup fail together restarts from scratch;
+// DPS then takes over again, and a worker that fails later is handled by DPS
+// (re-created, or retired with Shrink), not by a second restart.
+func TestFarmTakeOver(t *testing.T) {
+	plan := []sim.ScriptedFailure{{Node: 0, Progress: 0.4, ByProgress: true}, {Node: 1, Progress: 0.4, ByProgress: true},
+		{Node: 2, Progress: 0.8, ByProgress: true}}
+	for _, shrink := range []bool{false, true} {
+		for _, logOrder := range []bool{false, true} {
+			t.Run(fmt.Sprintf("shrink %v order logged %v", shrink, logOrder), func(t *testing.T) {
+				cfg := baseConfig()
+				cfg.Failures, cfg.Planned, cfg.Spares = sim.ScriptedFailures, plan, 2
+				pc := DefaultConfig()
+				pc.Every, pc.LogOrder, pc.Shrink = 5, logOrder, shrink
+				res, p := runDPS(t, cfg, farmJob(t), pc)
+				checkClean(t, "farm take-over", res, p)
+				if res.Stats.Unrecoverable != 1 || res.Stats.Restarts != 1 {
+					t.Fatalf("unrecoverable %d, restarts %d (%q)", res.Stats.Unrecoverable, res.Stats.Restarts, res.Stats.UnrecoverableNote)
+				}
+				if p.C.Recreated+p.C.Retired != 1 || p.C.Resent == 0 {
+					t.Fatalf("after the fresh start: recreated %d, retired %d, resent %d", p.C.Recreated, p.C.Retired, p.C.Resent)
+				}
 			})
 		}
 	}
