@@ -136,6 +136,7 @@ type Protocol struct {
 	scratch *none.Restarter
 	// fallback: an unrecoverable pattern handed the run to restart from scratch.
 	fallback bool
+	life     int64 // bumped when FTPIDA* takes over after such a restart: older timers are void
 
 	// Counters is what the protocol did.
 	Counters Counters
@@ -265,13 +266,33 @@ type frmBody struct {
 	size     int64 // modeled size of the copy held
 }
 
-// Init prepares the restart-from-scratch fallback.
 // Interval is c, the period of the fault recovery messages.
 func (p *Protocol) Interval() sim.Time { return p.cfg.Interval }
 
+// Init prepares the restart-from-scratch fallback.
 func (p *Protocol) Init(rt *sim.Runtime) {
 	p.BaseProtocol.Init(rt)
 	p.scratch = none.NewRestarter(rt)
+	p.scratch.Restarted = p.takeOver
+}
+
+// takeOver runs when the restart from scratch that followed an unrecoverable
+// pattern is done, before the workers resume: every worker starts afresh
+// (no FRM sent, nothing consumed, nothing held), the backup timers start
+// again, and later failures are recovered by FTPIDA* again instead of by
+// more restarts from scratch.
+func (p *Protocol) takeOver() {
+	rt := p.RT
+	p.fallback = false
+	p.life++
+	for w := range p.live {
+		p.live[w] = p.newProc(rt.NodeOf(sim.ObjID(w)))
+		p.fri[w] = nil
+	}
+	clear(p.timers)
+	for _, s := range rt.Slots() {
+		p.armTimer(s)
+	}
 }
 
 // Start refuses workloads other than pida and arms the backup timers.
@@ -307,7 +328,7 @@ func (p *Protocol) armTimer(n sim.NodeID) {
 		return
 	}
 	p.timers[n] = rt.Incarnation(n)
-	rt.SetTimer(n, rt.Now()+p.cfg.Interval, timerBackup, 0)
+	rt.SetTimer(n, rt.Now()+p.cfg.Interval, timerBackup, p.life)
 }
 
 func (p *Protocol) active() bool { return !p.fallback && p.live != nil }
@@ -368,8 +389,8 @@ func (p *Protocol) OnHandled(obj sim.ObjID) {
 }
 
 // OnTimer is the periodic FRM of every worker on node n that changed.
-func (p *Protocol) OnTimer(n sim.NodeID, tag int32, _ int64) {
-	if !p.active() || tag != timerBackup {
+func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
+	if !p.active() || tag != timerBackup || life != p.life {
 		return
 	}
 	rt := p.RT
@@ -386,7 +407,7 @@ func (p *Protocol) OnTimer(n sim.NodeID, tag int32, _ int64) {
 			p.sendFRM(id)
 		}
 	}
-	rt.SetTimer(n, rt.Now()+p.cfg.Interval, timerBackup, 0)
+	rt.SetTimer(n, rt.Now()+p.cfg.Interval, timerBackup, p.life)
 }
 
 func (p *Protocol) worker(id sim.ObjID) *pida.Worker {
@@ -479,7 +500,7 @@ func (p *Protocol) sendFRM(w sim.ObjID) {
 		}
 		p.nextID++
 		p.bodies[p.nextID] = body
-		rt.SendControl(&sim.Message{Src: w, Dst: sim.None, From: rt.NodeOf(w), To: h, Tag: ctlFRM, Size: size,
+		rt.SendControl(&sim.Message{Src: w, Dst: sim.None, From: rt.NodeOf(w), To: h, Tag: ctlFRM, Size: size, Epoch: rt.Epoch(),
 			Payload: payload, Hdr: sim.Header{Seq: v, Op: p.nextID, Flags: flags}})
 		p.Counters.FRMs++
 		p.Counters.FRMBytes += size
@@ -513,8 +534,8 @@ func containsNode(ns []sim.NodeID, n sim.NodeID) bool {
 
 // OnControl handles FRMs at holders, backupACKs and workACKs.
 func (p *Protocol) OnControl(m *sim.Message) {
-	if !p.active() {
-		return
+	if !p.active() || m.Epoch != p.RT.Epoch() {
+		return // or sent before a restart from scratch
 	}
 	switch m.Tag {
 	case ctlFRM:
@@ -600,7 +621,7 @@ func (p *Protocol) storeFRM(m *sim.Message) {
 	if rt.Lost(w) {
 		return
 	}
-	rt.SendControl(&sim.Message{Src: w, Dst: sim.None, From: m.To, To: rt.NodeOf(w), Tag: ctlBackupAck,
+	rt.SendControl(&sim.Message{Src: w, Dst: sim.None, From: m.To, To: rt.NodeOf(w), Tag: ctlBackupAck, Epoch: rt.Epoch(),
 		Size: p.cfg.AckBytes, Hdr: sim.Header{Seq: body.ver}})
 }
 
@@ -640,7 +661,7 @@ func (p *Protocol) commit(w sim.ObjID) {
 			continue
 		}
 		if !rt.Lost(a.src) {
-			rt.SendControl(&sim.Message{Src: a.src, Dst: w, From: node, To: rt.NodeOf(a.src), Tag: ctlWorkAck,
+			rt.SendControl(&sim.Message{Src: a.src, Dst: w, From: node, To: rt.NodeOf(a.src), Tag: ctlWorkAck, Epoch: rt.Epoch(),
 				Size: p.cfg.AckBytes, Hdr: sim.Header{Seq: a.seq}})
 		}
 	}

@@ -215,15 +215,24 @@ func TestFTPIDASurvivalMatchesLemma(t *testing.T) {
 
 // Three ring-consecutive failures are reported, and the run still ends with
 // the optimum by restarting from scratch.
+// After the restart from scratch FTPIDA* takes over again: a later single
+// failure is recovered from a neighbour's FRI, not by a second restart.
 func TestFTPIDAThreeConsecutiveUnrecoverable(t *testing.T) {
 	var planned []sim.ScriptedFailure
 	for _, n := range []sim.NodeID{2, 3, 4} {
 		planned = append(planned, sim.ScriptedFailure{Node: n, Progress: 0.5, ByProgress: true})
 	}
+	planned = append(planned, sim.ScriptedFailure{Node: 0, Progress: 0.7, ByProgress: true})
 	p := New(ftConfig(sim.Millisecond))
-	res, _ := runPida(t, runSpec{params: korfParams(t, 94, 6), nodes: 6, spares: 3, planned: planned, proto: p})
-	if !res.Finished || !res.Outcome.OK || res.Stats.Unrecoverable == 0 || res.Stats.Restarts == 0 || res.Stats.UnrecoverableNote == "" {
+	res, _ := runPida(t, runSpec{params: korfParams(t, 94, 6), nodes: 6, spares: 4, planned: planned, proto: p})
+	if !res.Finished || !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(korfOptimal[94]) ||
+		res.Stats.Unrecoverable != 1 || res.Stats.Restarts != 1 || res.Stats.UnrecoverableNote == "" {
 		t.Fatalf("finished %v outcome %+v unrecoverable %d restarts %d", res.Finished, res.Outcome, res.Stats.Unrecoverable, res.Stats.Restarts)
+	}
+	// the fresh start ran on 5 nodes (the slot whose spare was booting for
+	// the abandoned recovery went), so node 0 held workers 0 and 1
+	if res.Stats.Failures != 4 || p.Counters.Restored != 2 {
+		t.Fatalf("%d failures, %d workers restored after the fresh start, want 4 and 2", res.Stats.Failures, p.Counters.Restored)
 	}
 	t.Log(res.Stats.UnrecoverableNote)
 }
