@@ -4,8 +4,8 @@ package mlog
 // collection of the message logs it allows.
 
 import (
+	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 
 	"ftsim/sim"
@@ -24,11 +24,40 @@ type objCkpt struct {
 	state       []byte
 	size        int64
 	tnProcessed uint64
-	sn          map[sim.ObjID]uint64
-	done        map[sim.ObjID]*snSet
-	log         []*entry           // copies, sorted by receiver then SN
-	included    map[sim.ObjID]bool // receivers whose log entries are all in log
-	senders     map[sim.ObjID]bool // senders processed since the previous checkpoint
+	sn          []snCount   // the last SN sent to each receiver (any order)
+	done        []doneSet   // the SNs processed from each sender, sorted by sender
+	log         []entry     // copies, sorted by receiver then SN
+	included    []sim.ObjID // receivers whose log entries are all in log, sorted
+	senders     []sim.ObjID // senders processed since the previous checkpoint (any order)
+}
+
+// snCount is a checkpointed entry of an object's sn table. A checkpoint keeps
+// its tables as slices, one allocation each, rather than as maps: they are
+// written once per checkpoint and only read at a restart.
+type snCount struct {
+	dst sim.ObjID
+	sn  uint64
+}
+
+// doneSet is a checkpointed entry of an object's done table.
+type doneSet struct {
+	src sim.ObjID
+	set snSet
+}
+
+// doneOf returns the SNs from src the checkpoint had processed (nil: none).
+func (ck *objCkpt) doneOf(src sim.ObjID) *snSet {
+	i, ok := slices.BinarySearchFunc(ck.done, src, func(d doneSet, src sim.ObjID) int { return cmp.Compare(d.src, src) })
+	if !ok {
+		return nil
+	}
+	return &ck.done[i].set
+}
+
+// includes reports whether every log entry to dst is in the checkpoint.
+func (ck *objCkpt) includes(dst sim.ObjID) bool {
+	_, ok := slices.BinarySearch(ck.included, dst)
+	return ok
 }
 
 // valid reports whether the copy still exists.
@@ -67,25 +96,44 @@ func (p *Protocol) checkpoint(n sim.NodeID) {
 		}
 	}
 	p.ckBusy[n] = true
-	inc := rt.Incarnation(n)
-	left := len(objs)
+	r := &ckptRun{p: p, n: n, inc: rt.Incarnation(n), objs: objs, left: len(objs)}
 	for _, o := range objs {
 		p.hold(o.id)
 	}
+	idle := r.idle // one func for all the objects: it does not depend on which
 	for _, o := range objs {
-		rt.WhenObjectIdle(o.id, func() {
-			left--
-			if left == 0 { // possibly inside a handler's completion: pack from a fresh event
-				rt.At(rt.Now(), func() { p.pack(n, inc, objs) })
-			}
-		})
+		rt.WhenObjectIdle(o.id, idle)
+	}
+}
+
+// ckptRun is one checkpoint of a node, from pausing its objects to the
+// buddy's acknowledgement: what the steps share, in one record, which
+// TransferTo also reports the checkpoint's arrival and the acknowledgement to
+// (instead of a closure for each step and allocations for what they capture).
+type ckptRun struct {
+	p    *Protocol
+	n    sim.NodeID
+	inc  uint32     // n's incarnation when the checkpoint began
+	b    sim.NodeID // the buddy the package goes to
+	objs []*object
+	left int // objects still running a handler
+	cks  []*objCkpt
+	one  [1]*objCkpt // cks of a node with one object
+}
+
+// idle: one more object is between handlers.
+func (r *ckptRun) idle() {
+	r.left--
+	if r.left == 0 { // possibly inside a handler's completion: pack from a fresh event
+		r.p.RT.At(r.p.RT.Now(), r.pack)
 	}
 }
 
 // pack snapshots the paused objects, resumes them and ships the checkpoint.
-func (p *Protocol) pack(n sim.NodeID, inc uint32, objs []*object) {
+func (r *ckptRun) pack() {
+	p, n, objs := r.p, r.n, r.objs
 	rt := p.RT
-	if !rt.Alive(n) || rt.Incarnation(n) != inc {
+	if !rt.Alive(n) || rt.Incarnation(n) != r.inc {
 		return
 	}
 	resume := func() {
@@ -103,7 +151,10 @@ func (p *Protocol) pack(n sim.NodeID, inc uint32, objs []*object) {
 		resume()
 		return
 	}
-	cks := make([]*objCkpt, 0, len(objs))
+	cks := r.one[:0]
+	if len(objs) > len(r.one) {
+		cks = make([]*objCkpt, 0, len(objs))
+	}
 	var size int64
 	for _, o := range objs {
 		ck, err := p.snapshot(o, n)
@@ -115,39 +166,48 @@ func (p *Protocol) pack(n sim.NodeID, inc uint32, objs []*object) {
 		size += ck.size
 	}
 	resume()
+	r.b, r.cks = b, cks
 	rt.Stats().CheckpointBytes += size
-	rt.Transfer(n, b, size, tagCheckpoint, func(ok bool) {
-		if !ok {
-			delete(p.ckBusy, n)
+	rt.TransferTo(n, b, size, tagCheckpoint, r)
+}
+
+// TransferDone: the package reached the buddy (tagCheckpoint), or the
+// buddy's acknowledgement reached the node (tagAck).
+func (r *ckptRun) TransferDone(tag int32, ok bool) {
+	p, n, b, cks := r.p, r.n, r.b, r.cks
+	rt := p.RT
+	if tag == tagAck {
+		delete(p.ckBusy, n)
+		if ok {
+			p.event("committed", n, b, sim.None)
+			p.committed(n, cks)
+		} else {
 			p.unsnap(cks)
-			return
 		}
-		// the buddy keeps the new copy and frees the old one
-		binc := rt.Incarnation(b)
-		for _, ck := range cks {
-			o := p.objs[ck.id]
-			if o.gen != ck.gen {
-				continue
-			}
-			if old := o.ckpt; !old.initial {
-				p.memAdd(old.holder, old.inc, sim.MemCheckpoint, -old.size)
-			}
-			ck.holder, ck.inc = b, binc
-			o.ckpt = ck
-			p.memAdd(b, binc, sim.MemCheckpoint, ck.size)
+		return
+	}
+	if !ok {
+		delete(p.ckBusy, n)
+		p.unsnap(cks)
+		return
+	}
+	// the buddy keeps the new copy and frees the old one
+	binc := rt.Incarnation(b)
+	for _, ck := range cks {
+		o := p.objs[ck.id]
+		if o.gen != ck.gen {
+			continue
 		}
-		rt.Stats().Checkpoints++
-		p.Stats.Checkpoints++
-		rt.Transfer(b, n, p.cfg.TicketBytes, tagAck, func(ok bool) {
-			delete(p.ckBusy, n)
-			if ok {
-				p.event("committed", n, b, sim.None)
-				p.committed(n, cks)
-			} else {
-				p.unsnap(cks)
-			}
-		})
-	})
+		if old := o.ckpt; !old.initial {
+			p.memAdd(old.holder, old.inc, sim.MemCheckpoint, -old.size)
+		}
+		ck.holder, ck.inc = b, binc
+		o.ckpt = ck
+		p.memAdd(b, binc, sim.MemCheckpoint, ck.size)
+	}
+	rt.Stats().Checkpoints++
+	p.Stats.Checkpoints++
+	rt.TransferTo(b, n, p.cfg.TicketBytes, tagAck, r)
 }
 
 // snapshot takes object o's checkpoint on node n.
@@ -158,20 +218,36 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 		return nil, err
 	}
 	ck := &objCkpt{id: o.id, gen: o.gen, node: n, state: state, tnProcessed: o.tnProcessed,
-		sn: maps.Clone(o.sn), done: make(map[sim.ObjID]*snSet, len(o.done)),
-		included: map[sim.ObjID]bool{}, senders: o.senders}
-	o.senders = map[sim.ObjID]bool{}
-	for k, v := range o.done {
-		ck.done[k] = v.clone()
+		sn: make([]snCount, 0, len(o.sn)), done: make([]doneSet, 0, len(o.done)), senders: o.senders}
+	o.senders = nil
+	if len(ck.senders) > 0 { // room for as many senders as in the period ending
+		o.senders = make([]sim.ObjID, 0, len(ck.senders))
 	}
+	o.sendersMark++ // a new set of senders begins (see snSet.mark)
+	for dst, sn := range o.sn {
+		ck.sn = append(ck.sn, snCount{dst, sn})
+	}
+	for src, d := range o.done {
+		ck.done = append(ck.done, doneSet{src, d.clone()})
+	}
+	slices.SortFunc(ck.done, func(a, b doneSet) int { return cmp.Compare(a.src, b.src) })
 	// modeled size: the object, its tables (an SN or a TN each) and the logged messages kept
 	ck.size = rt.ModeledSize(o.id) + p.cfg.HeaderBytes*int64(len(o.sn)+len(o.done)+2)
-	dsts := slices.Sorted(maps.Keys(o.log))
-	for _, d := range dsts {
+	dsts := make([]sim.ObjID, 0, len(o.log))
+	entries := 0
+	for d, l := range o.log {
 		if !p.cfg.FullLog && p.objs[d].node != n {
 			continue
 		}
-		ck.included[d] = true
+		dsts = append(dsts, d)
+		entries += len(l)
+	}
+	slices.Sort(dsts)
+	ck.included = dsts
+	if entries > 0 {
+		ck.log = make([]entry, 0, entries) // the copies in one allocation
+	}
+	for _, d := range dsts {
 		// a message the receiver on this node has processed is covered by
 		// the receiver's checkpoint taken at the same instant: after a
 		// restore it never asks for it again (its done set has it), so the
@@ -182,9 +258,9 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 			if local && p.objs[d].done[o.id].has(e.sn) {
 				continue
 			}
-			c := *e
-			c.asking = false
-			ck.log = append(ck.log, &c)
+			ck.log = append(ck.log, *e)
+			ck.log[len(ck.log)-1].asking = false
+			ck.log[len(ck.log)-1].given = true // the live entry may still give m away
 			ck.size += e.m.WireSize()
 		}
 	}
@@ -196,7 +272,9 @@ func (p *Protocol) unsnap(cks []*objCkpt) {
 	for _, ck := range cks {
 		o := p.objs[ck.id]
 		if o.gen == ck.gen {
-			maps.Copy(o.senders, ck.senders)
+			for _, src := range ck.senders {
+				o.addSender(src, o.done[src])
+			}
 		}
 	}
 }
@@ -207,12 +285,12 @@ func (p *Protocol) unsnap(cks []*objCkpt) {
 // and the buddy's remote message log.
 func (p *Protocol) committed(n sim.NodeID, cks []*objCkpt) {
 	rt := p.RT
-	type gcItem struct {
-		src, dst sim.ObjID
-		tn       uint64
+	total := 0
+	for _, ck := range cks {
+		total += len(ck.senders)
 	}
-	byNode := map[sim.NodeID][]gcItem{}
-	var rlogGC []gcItem
+	buf := make([]gcItem, 0, total+len(cks)) // both lists in one allocation
+	items, rlogGC := buf[:0:total], buf[total:total]
 	for _, ck := range cks {
 		o := p.objs[ck.id]
 		if o.gen != ck.gen {
@@ -226,46 +304,106 @@ func (p *Protocol) committed(n sim.NodeID, cks []*objCkpt) {
 				delete(o.tnTable, k)
 			}
 		}
-		for _, src := range slices.Sorted(maps.Keys(ck.senders)) {
-			m := p.objs[src].node
-			byNode[m] = append(byNode[m], gcItem{src, o.id, t})
+		slices.Sort(ck.senders) // the checkpoint's own slice
+		for _, src := range ck.senders {
+			items = append(items, gcItem{p.objs[src].node, src, o.id, t})
 		}
-		rlogGC = append(rlogGC, gcItem{sim.None, o.id, t})
+		rlogGC = append(rlogGC, gcItem{sim.None, sim.None, o.id, t})
 	}
 	if p.fallen {
 		return
 	}
-	for _, m := range slices.Sorted(maps.Keys(byNode)) {
-		items := byNode[m]
+	// one message per node, in node order, its items in the order above: a
+	// stable sort groups them without a map per checkpoint
+	slices.SortStableFunc(items, func(a, b gcItem) int { return cmp.Compare(a.node, b.node) })
+	nodes := 0
+	for i := range items {
+		if i == 0 || items[i].node != items[i-1].node {
+			nodes++
+		}
+	}
+	batches := make([]gcBatch, 0, nodes+1) // the records of all the messages in one allocation
+	for len(items) > 0 {
+		m, j := items[0].node, 1
+		for j < len(items) && items[j].node == m {
+			j++
+		}
+		batches = append(batches, gcBatch{p: p, node: m, items: items[:j:j]})
+		items = items[j:]
 		p.Stats.GCMessages++
-		rt.Transfer(n, m, p.cfg.TicketBytes*int64(len(items)), tagGC, func(ok bool) {
-			if !ok || p.fallen {
-				return
-			}
-			for _, it := range items {
-				s := p.objs[it.src]
-				if s.node != m || rt.Lost(s.id) {
-					continue
-				}
-				for _, e := range slices.Clone(s.log[it.dst]) {
-					if e.tn > 0 && e.tn <= it.tn {
-						p.prune(s, e)
-					}
-				}
-			}
-		})
+		rt.TransferTo(n, m, p.cfg.TicketBytes*int64(j), tagGC, &batches[len(batches)-1])
 	}
 	if b := p.buddy(n); b != sim.None && len(rlogGC) > 0 {
 		p.Stats.GCMessages++
-		rt.Transfer(n, b, p.cfg.TicketBytes*int64(len(rlogGC)), tagGC, func(ok bool) {
-			if !ok || p.fallen {
-				return
-			}
-			for _, it := range rlogGC {
-				p.pruneRlog(p.objs[it.dst], it.tn)
-			}
-		})
+		batches = append(batches, gcBatch{p: p, node: b, items: rlogGC, rlog: true})
+		rt.TransferTo(n, b, p.cfg.TicketBytes*int64(len(rlogGC)), tagGC, &batches[len(batches)-1])
 	}
+}
+
+// gcItem tells that object dst has checkpointed up to TN tn: the log entries
+// src (on node) holds for it up to tn can go (src None: the remote message
+// log of dst).
+type gcItem struct {
+	node     sim.NodeID
+	src, dst sim.ObjID
+	tn       uint64
+}
+
+// gcBatch is one garbage-collection message of a commit, to node (the
+// senders' node, or the buddy holding the remote message log with rlog).
+type gcBatch struct {
+	p     *Protocol
+	node  sim.NodeID
+	items []gcItem
+	rlog  bool
+}
+
+// TransferDone prunes when the message has arrived.
+func (g *gcBatch) TransferDone(_ int32, ok bool) {
+	p := g.p
+	if !ok || p.fallen {
+		return
+	}
+	if g.rlog {
+		for _, it := range g.items {
+			p.pruneRlog(p.objs[it.dst], it.tn)
+		}
+		return
+	}
+	for _, it := range g.items {
+		s := p.objs[it.src]
+		if s.node != g.node || p.RT.Lost(s.id) {
+			continue
+		}
+		p.pruneUpTo(s, it.dst, it.tn)
+	}
+}
+
+// pruneUpTo prunes the entries of s's log to dst with a TN up to t (garbage
+// collection after dst's checkpoint): what prune does for each, in one pass
+// over the list instead of a copy of it and a search and a shift per entry.
+func (p *Protocol) pruneUpTo(s *object, dst sim.ObjID, t uint64) {
+	l := s.log[dst]
+	keep := l[:0]
+	for _, e := range l {
+		if e.tn > 0 && e.tn <= t && !e.done {
+			e.done = true
+			sz := e.m.WireSize()
+			s.logBytes -= sz
+			p.memAdd(s.node, s.inc, sim.MemLog, -sz)
+			continue
+		}
+		keep = append(keep, e)
+	}
+	if len(keep) == len(l) {
+		return
+	}
+	clear(l[len(keep):])
+	if len(keep) == 0 {
+		delete(s.log, dst)
+		return
+	}
+	s.log[dst] = keep
 }
 
 // pruneRlog drops the remote-log tuples of messages to o up to TN t.

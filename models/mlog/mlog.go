@@ -99,7 +99,10 @@ const (
 )
 
 // Timer tags.
-const timerCheckpoint int32 = 1
+const (
+	timerCheckpoint int32 = 1
+	timerSend       int32 = 2 // an entry's first send (sendAt)
+)
 
 // Protocol is sender-based message logging with buddy checkpoints and basic or
 // fast restart. Survivors never roll back: only the objects of a failed node are
@@ -117,7 +120,11 @@ type Protocol struct {
 	booting      map[sim.NodeID]*recovery
 	bootingGroup map[sim.NodeID]func() // spares booting for a crashed destination's group: what to do if they fail
 	retry        []*pendingLocal       // local-mode tuples waiting for a live buddy
-	retryRecv    []func()              // multi_failure: receivers' tuples waiting for a live buddy
+	retryRecv    []*receipt            // multi_failure: receivers' tuples waiting for a live buddy
+	receipts     []*receipt            // multi_failure: receipts done with, for reuse
+	entryBuf     []entry               // the rest of the block newEntry cuts entries from
+	sends        []*entry              // entries waiting for their first send, by timer (sendAt); nil: free
+	sendFree     []int64               // free slots of sends (a slot whose timer died with its node stays taken)
 	scratch      *none.Restarter
 	fallen       bool  // an unrecoverable pattern: restarting from scratch
 	life         int64 // bumped by each restart from scratch: older checkpoint timers are void
@@ -152,13 +159,19 @@ type pairKey struct{ src, dst sim.ObjID }
 
 // entry is one message in a sender's log.
 type entry struct {
-	m      *sim.Message // the message as sent (a clone sharing the payload), Hdr.SN set
+	m      *sim.Message // the message as sent, Hdr.SN set
 	dst    sim.ObjID
 	sn, tn uint64
 	gen    uint32 // the sender's generation when logged: void after the sender is restored
 	asking bool   // a ticket request or tuple log is outstanding
 	old    bool   // the receiver had already processed it
 	done   bool   // pruned
+	// given: m itself went to the network with the first transmit (later
+	// sends copy it). What the log reads of m (Src, Tag, Size, Payload,
+	// Hdr but its TN) neither the runtime nor the receiver changes; a copy
+	// of the entry (a checkpoint's) has it set, so that only the entry that
+	// never gave m away can give it.
+	given bool
 }
 
 // snSet is the set of SNs from one sender an object has processed: all up to
@@ -166,6 +179,10 @@ type entry struct {
 type snSet struct {
 	low   uint64
 	above map[uint64]bool
+	// mark is the receiver's sendersMark when the sender was last added to
+	// its senders: a sender is recorded once per checkpoint without a set
+	// (a map write per message processed) beside done
+	mark uint32
 }
 
 func (s *snSet) has(sn uint64) bool { return s != nil && (sn <= s.low || s.above[sn]) }
@@ -188,8 +205,10 @@ func (s *snSet) add(sn uint64) {
 	s.above[sn] = true
 }
 
-func (s *snSet) clone() *snSet {
-	c := &snSet{low: s.low}
+// clone copies the SNs (not the mark: the copy is the state of another life,
+// or of a checkpoint, whose senders start empty).
+func (s *snSet) clone() snSet {
+	c := snSet{low: s.low}
 	if len(s.above) > 0 {
 		c.above = make(map[uint64]bool, len(s.above))
 		for k := range s.above {
@@ -234,8 +253,9 @@ type object struct {
 	byTN                            map[uint64]pair
 	done                            map[sim.ObjID]*snSet
 	held                            map[uint64]*sim.Message
-	logged                          map[pair]bool      // tuples already in the remote message log (restored from it)
-	senders                         map[sim.ObjID]bool // senders since the last checkpoint (garbage collection)
+	logged                          map[pair]bool // tuples already in the remote message log (restored from it)
+	senders                         []sim.ObjID   // senders since the last checkpoint (garbage collection), each once
+	sendersMark                     uint32        // numbers the senders sets: a sender's done.mark equals it once in senders
 
 	ckptTN uint64 // TNCheckpointed
 	ckpt   *objCkpt
@@ -253,6 +273,14 @@ type object struct {
 	replayTo uint64
 	waiting  []*sim.Message // multi_failure: messages arrived while gated
 	logging  map[pair]bool  // multi_failure: tuples on their way to the buddy
+}
+
+// addSender records src, whose done set is d, among o's senders.
+func (o *object) addSender(src sim.ObjID, d *snSet) {
+	if d.mark != o.sendersMark {
+		d.mark = o.sendersMark
+		o.senders = append(o.senders, src)
+	}
 }
 
 // New returns the protocol with configuration cfg.
@@ -317,7 +345,7 @@ func (o *object) reset() {
 	o.done = map[sim.ObjID]*snSet{}
 	o.held = map[uint64]*sim.Message{}
 	o.logged = map[pair]bool{}
-	o.senders = map[sim.ObjID]bool{}
+	o.senders, o.sendersMark = nil, 1 // marks of fresh or cloned done sets are 0
 	o.gated, o.waitFor, o.queued, o.missing, o.catchUp = false, nil, nil, nil, 0
 	o.replayTo, o.waiting, o.logging = 0, nil, map[pair]bool{}
 }
@@ -344,8 +372,16 @@ func (p *Protocol) arm(n sim.NodeID) {
 	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, p.life)
 }
 
-// OnTimer takes node n's periodic checkpoint.
+// OnTimer makes an entry's first send (timerSend) or takes node n's periodic
+// checkpoint (timerCheckpoint).
 func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
+	if tag == timerSend { // life is the slot in p.sends
+		e := p.sends[life]
+		p.sends[life] = nil
+		p.sendFree = append(p.sendFree, life)
+		p.firstSend(p.objs[e.m.Src], e)
+		return
+	}
 	if tag != timerCheckpoint || p.fallen || life != p.life {
 		return
 	}
@@ -389,23 +425,71 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 		return true
 	}
 	s := p.objs[m.Src]
-	s.sn[m.Dst]++
-	m.Hdr.SN = s.sn[m.Dst]
+	sn := s.sn[m.Dst] + 1
+	s.sn[m.Dst] = sn
+	m.Hdr.SN = sn
 	m.Hdr.Bytes = p.cfg.HeaderBytes
-	e := &entry{m: m.Clone(), dst: m.Dst, sn: m.Hdr.SN, gen: s.gen}
+	// the log keeps m itself: the runtime lets go of a message its protocol
+	// holds back (transmit hands it over once, see entry.given)
+	e := p.newEntry()
+	*e = entry{m: m, dst: m.Dst, sn: m.Hdr.SN, gen: s.gen}
 	s.log[m.Dst] = append(s.log[m.Dst], e)
 	sz := m.WireSize()
 	s.logBytes += sz
 	p.memAdd(s.node, s.inc, sim.MemLog, sz)
-	if p.cfg.MultiFailure {
-		p.RT.At(m.SentAt, func() { p.sendDirect(s, e) })
-	} else {
-		p.RT.At(m.SentAt, func() { p.requestTicket(s, e) })
-	}
+	p.sendAt(s, e, m.SentAt)
 	if p.cfg.MaxLog > 0 && s.logBytes > p.cfg.MaxLog {
 		p.RT.At(p.RT.Now(), func() { p.logFull(s) }) // not from inside the sender's handler
 	}
 	return false
+}
+
+// sendAt makes e's first send (sendDirect, or requestTicket) at time t, when
+// its message would have left. It is a timer of s's node rather than an At
+// closure: the same event (a call at t, scheduled at this point) without an
+// allocation per message. The runtime drops the timer if that node fails
+// first, where the send would have returned anyway: e is no longer live (an
+// object changes node or incarnation only with a new generation).
+func (p *Protocol) sendAt(s *object, e *entry, t sim.Time) {
+	if s.node < 0 { // not placed (never expected): keep the plain call
+		p.RT.At(t, func() { p.firstSend(s, e) })
+		return
+	}
+	var i int64
+	if n := len(p.sendFree); n > 0 {
+		i, p.sendFree = p.sendFree[n-1], p.sendFree[:n-1]
+		p.sends[i] = e
+	} else {
+		i = int64(len(p.sends))
+		p.sends = append(p.sends, e)
+	}
+	p.RT.SetTimer(s.node, t, timerSend, i)
+}
+
+// firstSend makes the first send of s's logged message e.
+func (p *Protocol) firstSend(s *object, e *entry) {
+	if p.cfg.MultiFailure {
+		p.sendDirect(s, e)
+	} else {
+		p.requestTicket(s, e)
+	}
+}
+
+// entryBlock is how many log entries newEntry allocates at once.
+const entryBlock = 64
+
+// newEntry returns a zero entry cut from a block: the log makes one per
+// application message, and a block costs one allocation per entryBlock of
+// them. Entries are never reused (a pruned one may still be referenced, and
+// is known by its done flag); a block is freed once none of its entries is
+// referenced, about a checkpoint period after it was cut.
+func (p *Protocol) newEntry() *entry {
+	if len(p.entryBuf) == 0 {
+		p.entryBuf = make([]entry, entryBlock)
+	}
+	e := &p.entryBuf[0]
+	p.entryBuf = p.entryBuf[1:]
+	return e
 }
 
 // live reports whether entry e of sender s is still in a live log.
@@ -484,6 +568,12 @@ func (p *Protocol) ticket(w *object, src sim.ObjID, sn uint64) (tn uint64, old, 
 	if w.gated {
 		return 0, false, false
 	}
+	return p.newTicket(w, k), false, true
+}
+
+// newTicket hands out a new TN to message k at receiver w (a TN missing since
+// a restart first); ticket has checked that k has none and may get one.
+func (p *Protocol) newTicket(w *object, k pair) (tn uint64) {
 	if len(w.missing) > 0 {
 		tn, w.missing = w.missing[0], w.missing[1:]
 	} else {
@@ -493,7 +583,7 @@ func (p *Protocol) ticket(w *object, src sim.ObjID, sn uint64) (tn uint64, old, 
 	w.tnTable[k] = tn
 	w.byTN[tn] = k
 	p.Stats.Tickets++
-	return tn, false, true
+	return tn
 }
 
 // onTicketReply: the ticket reached the sender, which sends the message.
@@ -514,7 +604,11 @@ func (p *Protocol) onTicketReply(s *object, e *entry, tn uint64, old bool) {
 
 // transmit sends logged message e with its TN.
 func (p *Protocol) transmit(s *object, e *entry) {
-	c := e.m.Clone()
+	c := e.m
+	if e.given {
+		c = e.m.Clone() // e.m may still be on its way, or held at the receiver
+	}
+	e.given = true
 	c.Hdr.TN = e.tn
 	c.From = s.node
 	c.SentAt = p.RT.Now()
@@ -609,8 +703,10 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 func (p *Protocol) flushRetries() {
 	rr := p.retryRecv
 	p.retryRecv = nil
-	for _, f := range rr {
-		f()
+	for _, r := range rr {
+		if r.mine() {
+			r.log()
+		}
 	}
 	rs := p.retry
 	p.retry = nil
@@ -669,7 +765,12 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 		w.tnTable[k] = tn
 		w.byTN[tn] = k
 	}
-	w.held[tn] = m
+	if tn == w.delivered+1 { // the next TN: delivered at once rather than held and taken back by release
+		w.delivered++
+		p.RT.Deliver(m)
+	} else {
+		w.held[tn] = m
+	}
 	p.release(w)
 	return false
 }
@@ -700,7 +801,7 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 		w.done[m.Src] = d
 	}
 	d.add(m.Hdr.SN)
-	w.senders[m.Src] = true
+	w.addSender(m.Src, d)
 	if w.catchUp > 0 && w.tnProcessed >= w.catchUp {
 		p.caughtUp(w)
 	}

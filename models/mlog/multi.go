@@ -9,7 +9,12 @@ package mlog
 // sent before their crash (their logs died with them, the TN tables with the
 // receivers): the pattern is reported as unrecoverable.
 
-import "ftsim/sim"
+import (
+	"cmp"
+	"slices"
+
+	"ftsim/sim"
+)
 
 // sendDirect sends logged message e: to another node at once with its SN; to
 // the same node in local mode (the tuple is logged on the buddy, which is
@@ -51,99 +56,202 @@ func (p *Protocol) arriveDirect(w *object, m *sim.Message) {
 		w.waiting = append(w.waiting, m)
 		return
 	}
-	tn, _, _ := p.ticket(w, m.Src, m.Hdr.SN)
+	tn := p.newTicket(w, k) // what ticket would do: k has neither TN nor done SN, w is not gated
 	w.logging[k] = true
 	p.logReceived(w, m, k, tn)
+}
+
+// receipt is a message received without a TN (multi_failure) on its way to
+// being processable: its tuple is logged on the receiver's buddy, the buddy
+// acknowledges, then the sender is told the TN. One record, passed to
+// TransferTo, carries the message through all three steps (and through the
+// retries while the buddy is down), where closures cost an allocation or more
+// per step on the path of every message between nodes.
+type receipt struct {
+	p   *Protocol
+	w   *object      // the receiver
+	m   *sim.Message // nil when the record only tells the sender
+	k   pair
+	tn  uint64
+	gen uint32     // w's generation when its tuple was first logged
+	n   sim.NodeID // w's node then
+	inc uint32     // and its incarnation
+	b   sim.NodeID // the buddy the tuple goes to
+
+	sgen uint32 // the sender's generation when told (tagReply)
+	old  bool   // the sender is told the message was already processed
 }
 
 // logReceived logs the tuple of message m (TN tn) on the buddy of w's node and
 // makes m processable when the buddy has acknowledged.
 func (p *Protocol) logReceived(w *object, m *sim.Message, k pair, tn uint64) {
+	r := p.newReceipt()
+	*r = receipt{p: p, w: w, m: m, k: k, tn: tn, gen: w.gen, n: w.node, inc: w.inc}
+	r.log()
+}
+
+// newReceipt returns a receipt from the free list, or a new one.
+func (p *Protocol) newReceipt() *receipt {
+	if n := len(p.receipts); n > 0 {
+		r := p.receipts[n-1]
+		p.receipts = p.receipts[:n-1]
+		return r
+	}
+	return new(receipt)
+}
+
+// free puts r, which nothing refers to any more (its last transfer has
+// reported, or was never made), on the free list.
+func (r *receipt) free() {
+	p := r.p
+	*r = receipt{}
+	p.receipts = append(p.receipts, r)
+}
+
+// mine reports whether the receiver is still in the life its tuple was logged for.
+func (r *receipt) mine() bool {
+	p, w, rt := r.p, r.w, r.p.RT
+	return !p.fallen && w.gen == r.gen && w.node == r.n && rt.Alive(r.n) && rt.Incarnation(r.n) == r.inc
+}
+
+// log sends the tuple to the buddy of the receiver's node (again, after a
+// retry: the receiver is the same life, so node and buddy are recomputed alike).
+func (r *receipt) log() {
+	p := r.p
 	rt := p.RT
-	gen, n, inc := w.gen, w.node, w.inc
-	mine := func() bool {
-		return !p.fallen && w.gen == gen && w.node == n && rt.Alive(n) && rt.Incarnation(n) == inc
-	}
-	ready := func() {
-		delete(w.logging, k)
-		m.Hdr.TN = tn
-		if tn > w.delivered && w.held[tn] == nil {
-			w.held[tn] = m
-		}
-		p.tellSender(w, k, tn, false)
-		p.release(w)
-	}
-	b := p.buddy(n)
-	if b == sim.None {
-		ready() // alone: nothing can survive a failure anyway
+	r.b = p.buddy(r.n)
+	if r.b == sim.None {
+		r.ready() // alone: nothing can survive a failure anyway
 		return
 	}
-	retry := func() {
-		p.retryRecv = append(p.retryRecv, func() {
-			if mine() {
-				p.logReceived(w, m, k, tn)
-			}
-		})
-	}
-	if !rt.Alive(b) {
-		retry()
+	if !rt.Alive(r.b) {
+		r.retry()
 		return
 	}
-	sz := p.cfg.TicketBytes
-	rt.Transfer(n, b, sz, tagTuple, func(ok bool) {
-		if !mine() {
+	rt.TransferTo(r.n, r.b, p.cfg.TicketBytes, tagTuple, r)
+}
+
+// retry waits for flushRetries: the buddy is down.
+func (r *receipt) retry() { r.p.retryRecv = append(r.p.retryRecv, r) }
+
+// TransferDone moves the record on after its tuple (tagTuple), the buddy's
+// acknowledgement (tagAck) or the reply to the sender (tagReply).
+func (r *receipt) TransferDone(tag int32, ok bool) {
+	p := r.p
+	rt := p.RT
+	switch tag {
+	case tagTuple:
+		if !r.mine() {
 			return
 		}
 		if !ok {
-			retry()
+			r.retry()
 			return
 		}
-		w.rlog = append(w.rlog, tuple{src: k.src, sn: k.sn, tn: tn, holder: b, inc: rt.Incarnation(b)})
+		b, sz := r.b, p.cfg.TicketBytes
+		r.w.rlog = append(r.w.rlog, tuple{src: r.k.src, sn: r.k.sn, tn: r.tn, holder: b, inc: rt.Incarnation(b)})
 		p.memAdd(b, rt.Incarnation(b), sim.MemLog, sz)
 		p.Stats.ReceiverTuples++
-		rt.Transfer(b, n, sz, tagAck, func(ok bool) {
-			if !mine() {
-				return
-			}
-			if !ok {
-				retry()
-				return
-			}
-			ready()
-		})
-	})
+		rt.TransferTo(b, r.n, sz, tagAck, r)
+	case tagAck:
+		if !r.mine() {
+			return
+		}
+		if !ok {
+			r.retry()
+			return
+		}
+		r.ready()
+	case tagReply:
+		r.told(ok)
+	}
+}
+
+// ready makes the message processable once its tuple is logged.
+func (r *receipt) ready() {
+	p, w, m, tn := r.p, r.w, r.m, r.tn
+	delete(w.logging, r.k)
+	m.Hdr.TN = tn
+	// the next TN (the usual case) is delivered at once rather than held
+	// and taken back by release: the same delivery, three map operations fewer
+	free := tn > w.delivered && w.held[tn] == nil
+	next := free && tn == w.delivered+1
+	if free && !next {
+		w.held[tn] = m
+	}
+	r.m = nil
+	r.tell(false) // only starts a transfer: w's held messages stay as they are
+	if next {
+		w.delivered++
+		p.RT.Deliver(m)
+	}
+	p.release(w)
 }
 
 // tellSender tells the sender of message k the TN its receiver w gave it (or
 // that w had processed it), so that garbage collection can prune its log entry
 // and a resend carries the TN.
 func (p *Protocol) tellSender(w *object, k pair, tn uint64, old bool) {
+	r := p.newReceipt()
+	*r = receipt{p: p, w: w, k: k, tn: tn}
+	r.tell(old)
+}
+
+// tell sends the reply of tellSender.
+func (r *receipt) tell(old bool) {
+	p := r.p
 	rt := p.RT
-	s := p.objs[k.src]
+	s := p.objs[r.k.src]
 	if rt.Lost(s.id) || !rt.Alive(s.node) {
+		r.free()
 		return
 	}
-	gen := s.gen
-	rt.Transfer(w.node, s.node, p.cfg.TicketBytes, tagReply, func(ok bool) {
-		if !ok || p.fallen || s.gen != gen {
+	r.sgen, r.old = s.gen, old
+	rt.TransferTo(r.w.node, s.node, p.cfg.TicketBytes, tagReply, r)
+}
+
+// told: the reply reached the sender, which records the TN in its log entry.
+func (r *receipt) told(ok bool) {
+	p, w, k, tn, old, sgen := r.p, r.w, r.k, r.tn, r.old, r.sgen
+	r.free()
+	s := p.objs[k.src]
+	if !ok || p.fallen || s.gen != sgen {
+		return
+	}
+	// a log list is in increasing SN order (sends append increasing SNs; a
+	// restore appends its checkpoint's copies, in the order they were
+	// logged, to an empty log), so the entry with SN k.sn is where the SNs
+	// before it leave it when none of them was pruned, and found by binary
+	// search otherwise, where a scan from the start cost a step per older
+	// entry still logged
+	l := s.log[w.id]
+	i := -1
+	if len(l) > 0 && k.sn >= l[0].sn {
+		if j := k.sn - l[0].sn; j < uint64(len(l)) && l[j].sn == k.sn {
+			i = int(j)
+		}
+	}
+	if i < 0 {
+		i, _ = slices.BinarySearchFunc(l, k.sn, func(e *entry, sn uint64) int { return cmp.Compare(e.sn, sn) })
+	}
+	for _, e := range l[i:] {
+		if e.sn != k.sn {
 			return
 		}
-		for _, e := range s.log[w.id] {
-			if e.sn != k.sn || !p.live(s, e) {
-				continue
-			}
-			if e.tn == 0 {
-				e.tn = tn
-			}
-			if old {
-				e.old = true
-				if e.tn == 0 { // processed and checkpointed: never needed again
-					p.prune(s, e)
-				}
-			}
-			return
+		if !p.live(s, e) {
+			continue
 		}
-	})
+		if e.tn == 0 {
+			e.tn = tn
+		}
+		if old {
+			e.old = true
+			if e.tn == 0 { // processed and checkpointed: never needed again
+				p.prune(s, e)
+			}
+		}
+		return
+	}
 }
 
 // replaying returns, when the multiple-failure extension is off, an object h
@@ -164,7 +272,7 @@ func (p *Protocol) replaying(lost []*object) (h, w *object) {
 			continue
 		}
 		for _, x := range lost {
-			if o.sn[x.id] > 0 || x.ckpt.done[o.id] != nil {
+			if o.sn[x.id] > 0 || x.ckpt.doneOf(o.id) != nil {
 				return o, x
 			}
 		}

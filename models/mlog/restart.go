@@ -126,10 +126,10 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 	floors := map[pairKey]uint64{}
 	for _, o := range objs {
 		ck := o.ckpt
-		for dst, sn := range ck.sn {
-			k := pairKey{o.id, dst}
-			if !ck.included[dst] && sn > max(floors[k], p.floors[k]) {
-				floors[k] = sn
+		for _, x := range ck.sn {
+			k := pairKey{o.id, x.dst}
+			if !ck.includes(x.dst) && x.sn > max(floors[k], p.floors[k]) {
+				floors[k] = x.sn
 			}
 		}
 	}
@@ -149,7 +149,7 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		w := p.objs[k.dst]
 		d := w.done[k.src]
 		if restored[k.dst] {
-			d = w.ckpt.done[k.src]
+			d = w.ckpt.doneOf(k.src)
 		}
 		var low uint64
 		if d != nil {
@@ -338,16 +338,17 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 	ck := o.ckpt
 	o.reset()
 	o.node, o.inc = n, rt.Incarnation(n)
-	if ck.sn != nil {
-		o.sn = maps.Clone(ck.sn)
+	for _, x := range ck.sn {
+		o.sn[x.dst] = x.sn
 	}
-	for k, v := range ck.done {
-		o.done[k] = v.clone()
+	for i := range ck.done {
+		d := ck.done[i].set.clone()
+		o.done[ck.done[i].src] = &d
 	}
 	o.tnProcessed, o.delivered, o.ckptTN, o.tnCount = ck.tnProcessed, ck.tnProcessed, ck.tnProcessed, ck.tnProcessed
 	for _, e := range ck.log {
-		c := *e
-		c.gen, c.asking, c.done = o.gen, false, false
+		c := e
+		c.gen, c.asking, c.done, c.given = o.gen, false, false, true // given: the checkpoint's m may be on the network
 		o.log[c.dst] = append(o.log[c.dst], &c)
 		sz := c.m.WireSize()
 		o.logBytes += sz
