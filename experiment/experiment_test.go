@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -41,15 +42,15 @@ func runAll(t *testing.T, text string, workers int, overrides ...string) ([]Reco
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare(s)
+	sw, err := NewSweep(s, nil, s.Reps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var recs []Record
 	var out bytes.Buffer
-	err = p.RunReps(s.Reps, workers, func(r Record) error {
-		recs = append(recs, r)
-		out.Write(r.JSON())
+	err = sw.Run(context.Background(), RunOptions{Workers: workers}, func(r SweepRecord) error {
+		recs = append(recs, r.Record)
+		out.Write(r.Record.JSON())
 		out.WriteByte('\n')
 		return nil
 	})

@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"ftsim/scenarios"
 	"ftsim/sim"
@@ -156,58 +154,3 @@ func (p *Point) runRep(rep int) (sim.Result, error) {
 	return p.simulate(cfg, p.protocol)
 }
 
-// RunReps runs replications 0..reps-1 on workers goroutines (0 = all cores)
-// and calls emit with each record in replication order, as soon as it and
-// every earlier one are done, so output streams and stays deterministic.
-func (p *Point) RunReps(reps, workers int, emit func(Record) error) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	type done struct {
-		rep int
-		rec Record
-		err error
-	}
-	jobs := make(chan int)
-	out := make(chan done)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				rec, err := p.Run(r)
-				out <- done{r, rec, err}
-			}
-		}()
-	}
-	go func() {
-		for r := 0; r < reps; r++ {
-			jobs <- r
-		}
-		close(jobs)
-		wg.Wait()
-		close(out)
-	}()
-	pending := map[int]Record{}
-	next := 0
-	var firstErr error
-	for d := range out {
-		if d.err != nil && firstErr == nil {
-			firstErr = d.err
-		}
-		pending[d.rep] = d.rec
-		for firstErr == nil {
-			rec, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			if err := emit(rec); err != nil {
-				firstErr = err
-			}
-		}
-	}
-	return firstErr
-}

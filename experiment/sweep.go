@@ -218,13 +218,13 @@ func NewSweep(base *scenarios.Scenario, varies []Vary, reps int) (*Sweep, error)
 		if err != nil {
 			return nil, err
 		}
+		sw.Points = append(sw.Points, SweepPoint{Index: i, ID: PointID(set), Settings: set, Scenario: s})
 		if err := s.Validate(); err != nil {
-			return nil, fmt.Errorf("sweep point %s: %w", PointID(set), err)
+			return nil, sw.pointErr(i, err)
 		}
 		if _, err := buildProtocol(s); err != nil {
-			return nil, fmt.Errorf("sweep point %s: %w", PointID(set), err)
+			return nil, sw.pointErr(i, err)
 		}
-		sw.Points = append(sw.Points, SweepPoint{Index: i, ID: PointID(set), Settings: set, Scenario: s})
 	}
 	return sw, nil
 }
@@ -421,9 +421,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		pp := &pts[i]
 		pp.once.Do(func() {
 			pp.p, pp.err = bases.prepare(i)
-			if pp.err != nil {
-				pp.err = fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, pp.err)
-			}
+			pp.err = sw.pointErr(i, pp.err)
 		})
 		return pp.p, pp.err
 	}
@@ -434,10 +432,8 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}
 		pp := &pts[i]
 		pp.ffOnce.Do(func() {
-			err := p.runFaultFree()
-			if err != nil {
-				err = fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
-			} else if o.Prepared != nil {
+			err := sw.pointErr(i, p.runFaultFree())
+			if err == nil && o.Prepared != nil {
 				err = o.Prepared(&sw.Points[i], p)
 			}
 			pp.ffErr = err
@@ -531,6 +527,14 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	return nil
 }
 
+// pointErr names point i in err, unless the sweep has a single point.
+func (sw *Sweep) pointErr(i int, err error) error {
+	if err == nil || sw.Points[i].ID == "" {
+		return err
+	}
+	return fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
+}
+
 // sweepJobs orders the jobs of a sweep: each point's fault-free run, one
 // point ahead of its failure runs, so that the fault-free run of the next
 // point starts while the runs of this one are under way.
@@ -568,7 +572,7 @@ func (sw *Sweep) Prepare(each func(*SweepPoint, *Point) error) error {
 			err = p.runFaultFree()
 		}
 		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
+			return sw.pointErr(i, err)
 		}
 		if err := each(&sw.Points[i], p); err != nil {
 			return err

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -101,7 +103,9 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 		so := &sweepOpts{sets: overrides, out: o.out, workers: o.workers, format: o.format}
 		return so.run(cmd, file)
 	}
-	point, err := experiment.Prepare(s)
+	// One point, run as a sweep so that its fault-free run with the protocol
+	// runs beside its replications instead of before them.
+	sw, err := experiment.NewSweep(s, nil, s.Reps)
 	if err != nil {
 		return err
 	}
@@ -124,12 +128,15 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 		sinks = append(sinks, outSinks...)
 	}
 	var recs []experiment.Record
-	prog := experiment.NewProgress(cmd.ErrOrStderr(), s.Reps)
-	err = point.RunReps(s.Reps, o.workers, func(r experiment.Record) error {
-		recs = append(recs, r)
-		prog.Add(1)
+	var point *experiment.Point
+	opts := experiment.RunOptions{Workers: o.workers, Progress: cmd.ErrOrStderr(),
+		Prepared: func(_ *experiment.SweepPoint, p *experiment.Point) error { point = p; return nil }}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = sw.Run(ctx, opts, func(r experiment.SweepRecord) error {
+		recs = append(recs, r.Record)
 		for _, sink := range sinks {
-			if err := sink(r); err != nil {
+			if err := sink(r.Record); err != nil {
 				return err
 			}
 		}
