@@ -153,4 +153,3 @@ func (p *Point) runRep(rep int) (sim.Result, error) {
 	}
 	return p.simulate(cfg, p.protocol)
 }
-
