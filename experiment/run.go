@@ -144,12 +144,19 @@ func (p *Point) Run(rep int) (Record, error) {
 // runRep simulates replication rep. It reads the fault-free time only when
 // limitFromFaultFree; the record made from its result does.
 func (p *Point) runRep(rep int) (sim.Result, error) {
-	cfg, err := clusterConfig(p.Scenario, p.Seed(rep))
+	cfg, err := p.runConfig(rep)
 	if err != nil {
 		return sim.Result{}, err
 	}
-	if cfg.Limit == 0 {
+	return p.simulate(cfg, p.protocol)
+}
+
+// runConfig is the cluster of replication rep, with the duration limit of
+// limitFromFaultFree when the scenario sets none.
+func (p *Point) runConfig(rep int) (sim.Config, error) {
+	cfg, err := clusterConfig(p.Scenario, p.Seed(rep))
+	if err == nil && p.limitFromFaultFree() {
 		cfg.Limit = SafetyFactor * max(p.Baseline, p.FaultFree)
 	}
-	return p.simulate(cfg, p.protocol)
+	return cfg, err
 }

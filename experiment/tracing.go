@@ -11,13 +11,9 @@ import (
 // Chrome/Perfetto trace format (at most maxMessages messages; 0 = all), and
 // returns its record, identical to Run's.
 func (p *Point) Trace(rep int, w io.Writer, maxMessages int64) (Record, error) {
-	seed := p.Seed(rep)
-	cfg, err := clusterConfig(p.Scenario, seed)
+	cfg, err := p.runConfig(rep)
 	if err != nil {
 		return Record{}, err
-	}
-	if cfg.Limit == 0 {
-		cfg.Limit = SafetyFactor * max(p.Baseline, p.FaultFree)
 	}
 	rt, err := sim.New(cfg, p.workload, p.protocol())
 	if err != nil {
@@ -29,5 +25,5 @@ func (p *Point) Trace(rep int, w io.Writer, maxMessages int64) (Record, error) {
 	if err := tw.Close(); err != nil {
 		return Record{}, err
 	}
-	return newRecord(p, rep, seed, &res), nil
+	return newRecord(p, rep, p.Seed(rep), &res), nil
 }

@@ -449,12 +449,10 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 // closure: the same event (a call at t, scheduled at this point) without an
 // allocation per message. The runtime drops the timer if that node fails
 // first, where the send would have returned anyway: e is no longer live (an
-// object changes node or incarnation only with a new generation).
+// object changes node or incarnation only with a new generation). s.node is
+// a real node: s is sending, so it is placed (Start, restoreObj and takeOver
+// set node from the placement or the restore target).
 func (p *Protocol) sendAt(s *object, e *entry, t sim.Time) {
-	if s.node < 0 { // not placed (never expected): keep the plain call
-		p.RT.At(t, func() { p.firstSend(s, e) })
-		return
-	}
 	var i int64
 	if n := len(p.sendFree); n > 0 {
 		i, p.sendFree = p.sendFree[n-1], p.sendFree[:n-1]
