@@ -221,6 +221,24 @@ func (rt *Runtime) ResumeObject(id ObjID) {
 	rt.kick(rt.place[id])
 }
 
+// AppStuck reports whether the application can go no further by itself:
+// no handler runs and no object that is not paused has a message waiting or
+// its start pending (lost objects wait for their protocol). Messages in
+// flight are not looked at; a protocol that needs them drained asks
+// WhenQuiet(true, …) first.
+func (rt *Runtime) AppStuck() bool {
+	if rt.running > 0 {
+		return false
+	}
+	for i := range rt.objs {
+		o := &rt.objs[i]
+		if !o.lost && !o.paused && (o.needStart || o.inbox.len() > 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // Running reports whether object id's handler is on a core now.
 func (rt *Runtime) Running(id ObjID) bool { return rt.objs[id].running }
 

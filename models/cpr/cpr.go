@@ -99,6 +99,7 @@ type Protocol struct {
 	interval  sim.Time // current interval (time policies)
 	boundary  int64    // Iterations: per-object progress at which the next checkpoint is taken
 	held      int      // Iterations: objects held at the boundary
+	passed    int64    // Iterations: the boundary of the checkpoint the application last resumed from
 	due       bool     // a checkpoint is due, waiting for little live state
 	dueSince  sim.Time
 	busy      bool // a checkpoint or a recovery is in progress
@@ -111,12 +112,13 @@ type Protocol struct {
 
 // checkpoint is a committed (or in-progress) global checkpoint.
 type checkpoint struct {
-	n      int
-	states [][]byte         // per object
-	inbox  [][]*sim.Message // per object: delivered-not-handled (+ in flight with NoDrain)
-	owner  []sim.NodeID     // node that wrote each object's piece
-	bytes  map[sim.NodeID]int64
-	copies map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
+	n        int
+	boundary int64            // Iterations: the boundary it was taken at
+	states   [][]byte         // per object
+	inbox    [][]*sim.Message // per object: delivered-not-handled (+ in flight with NoDrain)
+	owner    []sim.NodeID     // node that wrote each object's piece
+	bytes    map[sim.NodeID]int64
+	copies   map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
 }
 
 // copyLoc is one copy of a node's piece: on holder (None for the parallel file
@@ -236,7 +238,10 @@ func (p *Protocol) arm() {
 			low = min(low, rt.ObjectProgress(sim.ObjID(i)))
 			rt.ResumeObject(sim.ObjID(i))
 		}
-		p.boundary = (low/p.cfg.Every + 1) * p.cfg.Every
+		// past the boundary just checkpointed even when some objects are
+		// still behind it (a checkpoint taken when the application got
+		// stuck, see watchStuck)
+		p.boundary = max((low/p.cfg.Every+1)*p.cfg.Every, p.passed+p.cfg.Every)
 		p.held = 0
 		return
 	}
@@ -252,7 +257,8 @@ func (p *Protocol) arm() {
 // checkpoints. Under the iterations policy each object stops when it has
 // completed the boundary iteration (as every rank of an MPI/FT Model-IIa
 // program calls the collective checkpoint after iteration k); when all are
-// there, the checkpoint is taken.
+// there, or when the application can go no further before that (watchStuck),
+// the checkpoint is taken.
 func (p *Protocol) OnHandled(id sim.ObjID) {
 	if p.busy {
 		return
@@ -274,8 +280,31 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 		p.held++
 		if p.held == rt.NumObjects() {
 			p.request()
+		} else if p.held == 1 {
+			p.watchStuck()
 		}
 	}
+}
+
+// watchStuck takes the boundary's checkpoint before every object reached it
+// if the application gets stuck: in a request-reply program an object behind
+// the boundary may wait for an answer from one held there, which answers
+// only after the checkpoint. With nothing running, nothing to run and
+// nothing in flight the global state is a consistent cut (the held objects'
+// waiting requests are saved in their inboxes), so the checkpoint is taken
+// there, and the next boundary is the one after it.
+func (p *Protocol) watchStuck() {
+	gen, b := p.gen, p.boundary
+	p.RT.WhenQuiet(true, func() {
+		if gen != p.gen || b != p.boundary || p.busy || p.due {
+			return // a failure, or the round's checkpoint is under way or taken
+		}
+		if !p.RT.AppStuck() {
+			p.watchStuck() // quiet for a moment only: a handler is about to run
+			return
+		}
+		p.request()
+	})
 }
 
 // request makes a checkpoint due; it starts at once unless it waits for the
@@ -346,7 +375,7 @@ func (p *Protocol) checkpoint() {
 func (p *Protocol) snapshot() (*checkpoint, error) {
 	rt := p.RT
 	n := rt.NumObjects()
-	cp := &checkpoint{n: p.seq + 1, states: make([][]byte, n), inbox: make([][]*sim.Message, n),
+	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, states: make([][]byte, n), inbox: make([][]*sim.Message, n),
 		owner: make([]sim.NodeID, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
 	for i := 0; i < n; i++ {
 		id := sim.ObjID(i)
@@ -434,6 +463,7 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 // releases what it replaces.
 func (p *Protocol) commit(cp *checkpoint) {
 	p.seq = cp.n
+	p.passed = cp.boundary
 	p.RT.Stats().Checkpoints++
 	p.account(cp, +1)
 	p.cps = append(p.cps, cp)
@@ -568,11 +598,13 @@ func (p *Protocol) recover(gen int) {
 	if cp == nil {
 		// nothing survives: start again from the initial state
 		p.RestoredFrom = append(p.RestoredFrom, "scratch")
+		p.passed = 0
 		rt.RestartAll()
 		p.resume()
 		return
 	}
 	p.RestoredFrom = append(p.RestoredFrom, tier.String())
+	p.passed = cp.boundary
 	began := rt.Now()
 	// every object is read onto its (possibly new) node from where its piece lives
 	type route struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/workloads/dp"
 	"ftsim/workloads/life"
 	"ftsim/workloads/synthetic"
 )
@@ -95,6 +96,50 @@ func TestIterationPolicyCount(t *testing.T) {
 	res, _ := run(t, cluster(), job(t, 64), Config{Policy: PolicyIterations, Every: 3})
 	if res.Stats.Checkpoints != 2 {
 		t.Fatalf("%d checkpoints, want 2", res.Stats.Checkpoints)
+	}
+}
+
+// In a request-reply program an object held at a boundary cannot answer the
+// objects behind it, so they never reach the boundary: the checkpoint is then
+// taken when the application is stuck, once per boundary, and the run ends
+// with the right answer, also after a rollback to such a checkpoint.
+func TestIterationPolicyRequestReply(t *testing.T) {
+	cases := []struct {
+		name string
+		p    func(*dp.Params)
+	}{
+		{"lcs", func(p *dp.Params) { p.RandomA, p.RandomB, p.BlockRows = 60, 40, 4 }},
+		{"knapsack", func(p *dp.Params) { p.Problem, p.RandomItems, p.Capacity = "knapsack", 12, 400 }},
+		{"tsp", func(p *dp.Params) { p.Problem, p.RandomCities = "tsp", 9 }},
+	}
+	for _, c := range cases {
+		for _, every := range []int64{1, 2} {
+			for _, failure := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/every=%d/failure=%v", c.name, every, failure), func(t *testing.T) {
+					p := dp.DefaultParams()
+					p.Requests, p.CellOps, p.ModeledScale = true, 1e6, 64
+					c.p(&p)
+					w, err := dp.New(p, 4, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cfg := cluster()
+					cfg.Spares = 2
+					if failure {
+						cfg.Failures = sim.ScriptedFailures
+						cfg.Planned = []sim.ScriptedFailure{{Node: 1, Progress: 0.6, ByProgress: true}}
+					}
+					res, pr := run(t, cfg, w, Config{Policy: PolicyIterations, Every: every, Levels: []Level{{Buddy, 1}}})
+					stages := int64(w.(dp.StagedWorkload).Stages())
+					if want := (stages - 1) / every; !failure && res.Stats.Checkpoints != int(want) {
+						t.Fatalf("%d checkpoints in %d stages, want %d", res.Stats.Checkpoints, stages, want)
+					}
+					if failure && (len(pr.RestoredFrom) != 1 || pr.RestoredFrom[0] != "buddy") {
+						t.Fatalf("restored from %v after %d checkpoints", pr.RestoredFrom, res.Stats.Checkpoints)
+					}
+				})
+			}
+		}
 	}
 }
 
