@@ -17,7 +17,6 @@ type Engine struct {
 	now      Time
 	seq      uint64
 	executed uint64
-	topFree  bool // the running event still occupies the heap's top, which is free to reuse
 	stopped  bool
 	handlers []Handler
 	q        queue
@@ -29,7 +28,7 @@ type Engine struct {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, q: queue{ev: make([]entry, root, 1024), runs: new([numRuns]run)}}
+	return &Engine{seed: seed}
 }
 
 // NewKind registers a handler and returns the Kind that selects it.
@@ -47,11 +46,7 @@ func (e *Engine) Executed() uint64 { return e.executed }
 
 // Pending is the number of events in the queue.
 func (e *Engine) Pending() int {
-	n := e.q.len() + e.q.inRuns
-	if e.topFree {
-		n--
-	}
-	return n
+	return e.q.len()
 }
 
 // Schedule adds an event of kind k at time at (not earlier than now) with the
@@ -69,16 +64,6 @@ func (e *Engine) Schedule(at Time, k Kind, i int32, j int64) {
 		x.key = e.seq<<kindBits | bigKind
 		x.j = e.big.put(bigArgs{k, j})
 	}
-	if e.q.off != 0 {
-		e.q.tick()
-	} else if e.q.join(x) {
-		return
-	}
-	if e.topFree {
-		e.topFree = false
-		e.q.replaceTop(x)
-		return
-	}
 	e.q.push(x)
 }
 
@@ -93,31 +78,25 @@ func (e *Engine) Stop() { e.stopped = true }
 func (e *Engine) Run(until Time) {
 	e.stopped = false
 	for e.q.len() > 0 && !e.stopped {
-		if e.q.ev[root].at > until {
+		if e.q.top().at > until {
 			break
 		}
 		e.step()
 	}
 }
 
-// step runs the first event. The heap's top slot stays in place while its
-// handler runs (topFree): the first event the handler schedules takes it over
-// with one sift instead of a pop and a push.
+// step runs the first event.
 func (e *Engine) step() {
-	x := &e.q.ev[root]
+	x := e.q.top()
 	ev := Event{At: x.at, seq: x.key >> kindBits, Kind: Kind(x.key & kindMask), I: x.i, J: int64(x.j)}
+	e.q.pop()
 	if ev.Kind == bigKind {
-		b := e.big.take(x.j)
+		b := e.big.take(int32(ev.J))
 		ev.Kind, ev.J = b.k, b.j
 	}
 	e.now = ev.At
-	e.topFree = e.q.open == 0 || !e.q.take()
 	e.executed++
 	e.handlers[ev.Kind](ev)
-	if e.topFree {
-		e.topFree = false
-		e.q.popTop()
-	}
 }
 
 // Stream returns an independent random stream named by (name, id). The stream

@@ -7,9 +7,10 @@ import (
 )
 
 // The engine runs events in (time, scheduling order) whatever mix of ties and
-// distinct times it is given: bursts of thousands of events at a few instants
-// (which the queue keeps in runs), PHOLD-like distinct times (which switch the
-// runs off), and the transitions between the two.
+// distinct times it is given: bursts of thousands of events at a few instants,
+// PHOLD-like distinct times, many ties among close times, events far in the
+// future (high buckets of the radix queue, emptied long after they were
+// filled), and the transitions between them.
 func TestQueueOrder(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		e := NewEngine(seed)
@@ -38,8 +39,12 @@ func TestQueueOrder(t *testing.T) {
 			if scheduled > 400000 {
 				return
 			}
-			phase := (scheduled / 50000) % 3
+			phase := (scheduled / 50000) % 4
 			switch {
+			case phase == 3 && r.IntN(3) == 0: // far ahead, some at equal far times
+				sched(e.Now()+Time(r.IntN(4))<<(20+r.IntN(30)), ev.I)
+			case phase == 3:
+				sched(e.Now()+Time(r.IntN(1000)), ev.I)
 			case phase == 0: // distinct times
 				sched(e.Now()+1+Time(r.ExpFloat64()*1000), ev.I)
 			case phase == 1 && r.IntN(200) == 0: // a burst at a few instants
