@@ -46,30 +46,47 @@ func (rt *Runtime) transmit(m *Message) {
 		rt.eng.Schedule(m.SentAt, rt.kDeliver, int32(m.To), int64(ref))
 		return
 	}
-	start := m.SentAt
-	if from.outFree > start {
-		start = from.outFree
+	head, dur := rt.depart(from, m.SentAt, m.WireSize())
+	m.outEnd = from.outFree
+	rt.arrivals[ref] = arrival{xfer: dur, toInc: m.toInc}
+	rt.eng.Schedule(head, rt.kArrive, int32(m.To), int64(ref))
+}
+
+// depart occupies the outgoing side of from with wire bytes handed over at
+// sentAt, and returns when their head reaches the receiver and their time on
+// each interface. from.outFree is then when the last byte left.
+func (rt *Runtime) depart(from *link, sentAt Time, wire int64) (head, dur Time) {
+	start := max(sentAt, from.outFree)
+	dur = TransferTime(wire, rt.cfg.Bandwidth)
+	from.outFree = start + dur
+	return start + rt.cfg.Latency, dur
+}
+
+// receive occupies the incoming side of node n, whose incarnation was inc at
+// transmission, with a message whose head arrives now and which takes dur on
+// the interface, and returns when its last byte is in.
+func (rt *Runtime) receive(n int32, inc uint32, dur Time) Time {
+	to := &rt.links[n]
+	end := max(rt.eng.now, to.inFree) + dur
+	if to.inc == inc {
+		to.inFree = end // a dead interface is not occupied
 	}
-	xfer := TransferTime(m.WireSize(), rt.cfg.Bandwidth)
-	m.outEnd = start + xfer
-	from.outFree = m.outEnd
-	rt.arrivals[ref] = arrival{xfer: xfer, toInc: m.toInc}
-	rt.eng.Schedule(start+rt.cfg.Latency, rt.kArrive, int32(m.To), int64(ref))
+	return end
+}
+
+// lostInTransit applies the fail-stop rules to a message delivered now: it
+// is lost if its receiver died after transmission or is down, or its sender
+// died before the last byte left.
+func (rt *Runtime) lostInTransit(from, to NodeID, fromInc, toInc uint32, outEnd Time) bool {
+	f, t := &rt.links[from], &rt.links[to]
+	return t.inc != toInc || t.state == nodeFailed ||
+		(f.inc != fromInc && rt.nodes[from].failAt[fromInc] < outEnd)
 }
 
 // onArrive: the head of a message reached its receiver's interface.
 func (rt *Runtime) onArrive(ev Event) {
 	a := &rt.arrivals[ev.J]
-	to := &rt.links[ev.I]
-	start := rt.eng.now
-	if to.inFree > start {
-		start = to.inFree
-	}
-	end := start + a.xfer
-	if to.inc == a.toInc {
-		to.inFree = end // a dead interface is not occupied
-	}
-	rt.eng.Schedule(end, rt.kDeliver, ev.I, ev.J)
+	rt.eng.Schedule(rt.receive(ev.I, a.toInc, a.xfer), rt.kDeliver, ev.I, ev.J)
 }
 
 // onDeliver: the whole message is at its receiver. Fail-stop rules apply here:
@@ -77,24 +94,14 @@ func (rt *Runtime) onArrive(ev Event) {
 // before it arrived, is lost.
 func (rt *Runtime) onDeliver(ev Event) {
 	m := rt.msgs.take(int32(ev.J))
-	from := &rt.links[m.From]
-	to := &rt.links[m.To]
-	lost := to.inc != m.toInc || to.state == nodeFailed ||
-		(from.inc != m.fromInc && rt.nodes[m.From].failAt[m.fromInc] < m.outEnd)
+	lost := rt.lostInTransit(m.From, m.To, m.fromInc, m.toInc, m.outEnd)
 	if m.Control {
 		if lost {
 			rt.stats.LostMsgs++
-			if m.done != nil {
-				rt.transferDone(m, false)
-			}
 			return
 		}
 		if rt.tracer != nil {
 			rt.tracer.Message(m, rt.eng.now)
-		}
-		if m.done != nil {
-			rt.transferDone(m, true)
-			return
 		}
 		rt.proto.OnControl(m)
 		return
@@ -149,7 +156,7 @@ func (rt *Runtime) SendCopy(m *Message, to NodeID, tag int32) {
 // checkpoint to a buddy, a migration) and calls done(true) when they have
 // arrived, done(false) if either end failed first.
 func (rt *Runtime) Transfer(from, to NodeID, size int64, tag int32, done func(ok bool)) {
-	rt.transfer(from, to, size, tag, doneFunc(done))
+	rt.TransferTo(from, to, size, tag, doneFunc(done))
 }
 
 // doneFunc is Transfer's closure as a Completion (a func is pointer-shaped:
@@ -165,31 +172,58 @@ type Completion interface {
 	TransferDone(tag int32, ok bool)
 }
 
+// xfer is a protocol transfer in flight: all its arrival and delivery read.
+// Transfers are most of the traffic of a logging protocol (three per
+// application message for mlog), and a record of their own, in a slab of
+// values, makes their delivery read one record where a Message would cost a
+// slot and the message, each a cache miss with tens of thousands in flight.
+type xfer struct {
+	from, to       NodeID
+	fromInc, toInc uint32 // the ends' incarnations at transmission
+	tag            int32
+	size           int64
+	sentAt, outEnd Time
+	dur            Time // time on each interface
+	done           Completion
+}
+
 // TransferTo is Transfer reporting to c. A protocol that makes a transfer per
 // application message passes a record it allocates anyway (a pointer
-// implementing Completion) instead of a closure per step.
+// implementing Completion) instead of a closure per step. The transfer is
+// protocol traffic with the timing and fail-stop rules of a control message
+// of size bytes.
 func (rt *Runtime) TransferTo(from, to NodeID, size int64, tag int32, c Completion) {
-	rt.transfer(from, to, size, tag, c)
-}
-
-func (rt *Runtime) transfer(from, to NodeID, size int64, tag int32, c Completion) {
-	var m *Message
-	if n := len(rt.xferFree); n > 0 {
-		m, rt.xferFree = rt.xferFree[n-1], rt.xferFree[:n-1]
-	} else {
-		m = new(Message)
+	rt.stats.ExtraMsgs++
+	rt.stats.ExtraBytes += size
+	now := rt.eng.now
+	f := &rt.links[from]
+	x := xfer{from: from, to: to, fromInc: f.inc, toInc: rt.links[to].inc, tag: tag, size: size, sentAt: now, outEnd: now, done: c}
+	if from == to {
+		rt.eng.Schedule(now, rt.kXferDeliver, int32(to), int64(rt.xfers.put(x)))
+		return
 	}
-	*m = Message{Src: None, Dst: None, From: from, To: to, Tag: tag, Size: size, SentAt: rt.eng.now, done: c}
-	rt.SendControl(m)
+	head, dur := rt.depart(f, now, size)
+	x.outEnd, x.dur = f.outFree, dur
+	rt.eng.Schedule(head, rt.kXferArrive, int32(to), int64(rt.xfers.put(x)))
 }
 
-// transferDone ends Transfer m: its Message goes back to the pool before done
-// runs (done never sees it), so that the transfers done starts reuse it.
-func (rt *Runtime) transferDone(m *Message, ok bool) {
-	c, tag := m.done, m.Tag
-	m.done = nil
-	rt.xferFree = append(rt.xferFree, m)
-	c.TransferDone(tag, ok)
+// onXferArrive: the head of a transfer reached its receiver's interface.
+func (rt *Runtime) onXferArrive(ev Event) {
+	x := rt.xfers.get(int32(ev.J))
+	rt.eng.Schedule(rt.receive(ev.I, x.toInc, x.dur), rt.kXferDeliver, ev.I, ev.J)
+}
+
+// onXferDeliver: the whole transfer is at its receiver, or lost. The slot is
+// free before the completion runs, for the transfers it starts.
+func (rt *Runtime) onXferDeliver(ev Event) {
+	x := rt.xfers.take(int32(ev.J))
+	ok := !rt.lostInTransit(x.from, x.to, x.fromInc, x.toInc, x.outEnd)
+	if !ok {
+		rt.stats.LostMsgs++
+	} else if rt.tracer != nil {
+		rt.tracer.Message(&Message{Src: None, Dst: None, From: x.from, To: x.to, Tag: x.tag, Size: x.size, Control: true, SentAt: x.sentAt}, rt.eng.now)
+	}
+	x.done.TransferDone(x.tag, ok)
 }
 
 // InFlight returns the application messages of the current epoch that have been

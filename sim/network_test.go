@@ -97,7 +97,7 @@ func (c *completionLog) TransferDone(tag int32, ok bool) {
 
 // A transfer reports its arrival, or its loss when an end fails first, through
 // a closure (Transfer) or a Completion (TransferTo); a transfer started from
-// another's callback reuses its message and still sees its own timing.
+// another's callback reuses its slot and still sees its own timing.
 func TestTransferOutcome(t *testing.T) {
 	cases := []struct {
 		name   string

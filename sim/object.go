@@ -81,9 +81,8 @@ type Message struct {
 	Control  bool   // protocol-to-protocol message, delivered to Protocol.OnControl
 	SentAt   Time   // when the sender handed it to the network
 
-	fromInc uint32     // the sender's incarnation at transmission
-	outEnd  Time       // when the last byte left the sender
-	done    Completion // for Transfer and TransferTo: told of the delivery or the loss
+	fromInc uint32 // the sender's incarnation at transmission
+	outEnd  Time   // when the last byte left the sender
 }
 
 // WireSize is the number of bytes the network carries for m.
@@ -93,6 +92,5 @@ func (m *Message) WireSize() int64 { return m.Size + m.Hdr.Bytes }
 // log or duplicate a message.
 func (m *Message) Clone() *Message {
 	c := *m
-	c.done = nil
 	return &c
 }

@@ -41,7 +41,7 @@ type Runtime struct {
 
 	msgs     slab[*Message] // messages in flight: events carry the slot
 	arrivals []arrival      // arrivals[i] is for the message in msgs slot i
-	xferFree []*Message     // Transfer's messages, reused: a checkpoint protocol makes millions
+	xfers    slab[xfer]     // protocol transfers in flight: events carry the slot
 	tasks    slab[task]
 	calls    slab[call]
 	ctx      Ctx
@@ -59,6 +59,7 @@ type Runtime struct {
 	finishedAt Time
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
+	kXferArrive, kXferDeliver                                                         Kind
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects
@@ -80,6 +81,8 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kRepair = e.NewKind("repair", rt.onRepair)
 	rt.kPFS = e.NewKind("pfs", rt.onPFS)
 	rt.kDisk = e.NewKind("storage", rt.onStorageDone)
+	rt.kXferArrive = e.NewKind("transfer-arrive", rt.onXferArrive)
+	rt.kXferDeliver = e.NewKind("transfer-deliver", rt.onXferDeliver)
 
 	n := cfg.Nodes + cfg.Spares
 	rt.nodes = make([]node, n)
