@@ -34,6 +34,7 @@ import (
 	"maps"
 	"slices"
 
+	"ftsim/internal/peermap"
 	"ftsim/models/none"
 	"ftsim/sim"
 )
@@ -208,21 +209,21 @@ func (s *seenSet) add(k uint64) {
 }
 
 // idSet is a set of data-object identities, by edge.
-type idSet struct{ edges edgeMap[chanKey, seenSet] }
+type idSet struct{ edges peermap.Map[chanKey, seenSet] }
 
 func newIDSet() *idSet { return &idSet{} }
 
 func (s *idSet) has(src sim.ObjID, op uint64) bool {
-	i := s.edges.find(chanKey{src, opLife(op)})
-	return i >= 0 && s.edges.vals[i].has(opRank(op))
+	i := s.edges.Find(chanKey{src, opLife(op)})
+	return i >= 0 && s.edges.At(i).has(opRank(op))
 }
 
 func (s *idSet) add(src sim.ObjID, op uint64) {
-	s.edges.ptr(chanKey{src, opLife(op)}).add(opRank(op))
+	s.edges.Ptr(chanKey{src, opLife(op)}).add(opRank(op))
 }
 
 func (s *idSet) clone() *idSet {
-	return &idSet{edges: s.edges.clone(func(e seenSet) seenSet {
+	return &idSet{edges: s.edges.Clone(func(e seenSet) seenSet {
 		n := seenSet{lo: e.lo}
 		if len(e.above) > 0 {
 			n.above = make(map[uint64]struct{}, len(e.above))
@@ -239,14 +240,14 @@ type pstate struct {
 	seqOut uint64
 	seqIn  uint64 // largest sequence number of the objects handled so far (the paper's SeqIn)
 	life   uint32
-	sent   edgeMap[sim.ObjID, uint64] // next rank per receiver
+	sent   peermap.Map[sim.ObjID, uint64] // next rank per receiver
 }
 
 // clone returns a copy that shares nothing with s: a checkpoint's pstate is
 // never modified, the thread's is.
 func (s pstate) clone() pstate {
 	c := s
-	c.sent = s.sent.clone(func(r uint64) uint64 { return r })
+	c.sent = s.sent.Clone(func(r uint64) uint64 { return r })
 	return c
 }
 
@@ -271,9 +272,9 @@ type backup struct {
 	gen   uint32 // the owner's backup generation when this backup was registered
 	ready bool   // a state has arrived
 	ck    *ckptData
-	queue edgeMap[msgKey, *sim.Message] // stored duplicates
-	bytes int64                         // queue and log bytes accounted
-	log   map[uint64]msgKey             // LogOrder: handling rank -> data object, after ck.count
+	queue peermap.Map[msgKey, *sim.Message] // stored duplicates
+	bytes int64                             // queue and log bytes accounted
+	log   map[uint64]msgKey                 // LogOrder: handling rank -> data object, after ck.count
 }
 
 // thread is the protocol's record of one object.
@@ -298,7 +299,7 @@ type thread struct {
 	// hw tells a re-posted data object from a new one: per receiver, the
 	// highest rank sent in the current life, plus one. It survives the
 	// thread's restores (it is what re-execution is checked against).
-	hw edgeMap[sim.ObjID, highWater]
+	hw peermap.Map[sim.ObjID, highWater]
 }
 
 // highWater is the next rank never sent on an edge in life.
@@ -505,7 +506,7 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	rt := p.RT
 	t := &p.th[m.Src]
 	t.pst.seqOut = max(t.pst.seqIn, t.pst.seqOut) + 1
-	next := t.pst.sent.ptr(m.Dst)
+	next := t.pst.sent.Ptr(m.Dst)
 	rank := *next
 	*next++
 	m.Hdr.Seq = t.pst.seqOut
@@ -515,7 +516,7 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 		st := rt.Stats()
 		st.ExtraBytes += p.cfg.HeaderBytes
 	}
-	hw := t.hw.ptr(m.Dst)
+	hw := t.hw.Ptr(m.Dst)
 	if hw.life != t.pst.life {
 		*hw = highWater{life: t.pst.life}
 	}
@@ -845,7 +846,7 @@ func (p *Protocol) store(bk *backup, m *sim.Message) {
 	if bk.ck != nil && bk.ck.processed.has(k.src, k.op) {
 		return
 	}
-	q := bk.queue.ptr(k)
+	q := bk.queue.Ptr(k)
 	if *q != nil {
 		return
 	}
@@ -855,14 +856,14 @@ func (p *Protocol) store(bk *backup, m *sim.Message) {
 }
 
 func (p *Protocol) unstore(bk *backup, k msgKey) {
-	m := bk.queue.get(k)
-	bk.queue.del(k)
+	m := bk.queue.Get(k)
+	bk.queue.Del(k)
 	bk.bytes -= m.WireSize()
 	p.memAdd(bk.node, memQueue, -m.WireSize())
 }
 
-func sortedKeys(q *edgeMap[msgKey, *sim.Message]) []msgKey {
-	ks := slices.Clone(q.keys)
+func sortedKeys(q *peermap.Map[msgKey, *sim.Message]) []msgKey {
+	ks := slices.Clone(q.Keys())
 	slices.SortFunc(ks, func(a, b msgKey) int {
 		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.op, b.op))
 	})
@@ -1041,9 +1042,9 @@ func (p *Protocol) activate(id sim.ObjID) {
 	p.memAdd(bk.node, memState, -bk.ck.size)
 	p.memAdd(bk.node, memQueue, -bk.bytes)
 	ck := bk.ck
-	msgs := make([]*sim.Message, 0, bk.queue.len())
+	msgs := make([]*sim.Message, 0, bk.queue.Len())
 	for _, k := range sortedKeys(&bk.queue) {
-		msgs = append(msgs, bk.queue.get(k))
+		msgs = append(msgs, bk.queue.Get(k))
 	}
 	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
 	// the regenerated backup is a copy of the consumed one, registered before
@@ -1136,7 +1137,7 @@ func (p *Protocol) recreate(id sim.ObjID) {
 	p.releaseCopies(id)
 	t.pst.life++
 	t.pst.seqOut, t.pst.seqIn = 0, 0
-	t.pst.sent = edgeMap[sim.ObjID, uint64]{}
+	t.pst.sent = peermap.Map[sim.ObjID, uint64]{}
 	t.received, t.processed = newIDSet(), newIDSet()
 	if t.dispatched != nil {
 		t.dispatched = map[msgKey]struct{}{}

@@ -198,8 +198,8 @@ func TestCheckpointEvery(t *testing.T) {
 				// after its last checkpoint a backup holds fewer than every + 8 objects
 				for i := range p.th {
 					for _, bk := range p.th[i].backups {
-						if int64(bk.queue.len()) >= every+8 && every > 1 {
-							t.Fatalf("object %d: backup queue of %d objects", i, bk.queue.len())
+						if int64(bk.queue.Len()) >= every+8 && every > 1 {
+							t.Fatalf("object %d: backup queue of %d objects", i, bk.queue.Len())
 						}
 					}
 				}

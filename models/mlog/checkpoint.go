@@ -218,29 +218,29 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 		return nil, err
 	}
 	ck := &objCkpt{id: o.id, gen: o.gen, node: n, state: state, tnProcessed: o.tnProcessed,
-		sn: make([]snCount, 0, len(o.sn)), done: make([]doneSet, 0, len(o.done)), senders: o.senders}
+		sn: make([]snCount, 0, o.sn.Len()), done: make([]doneSet, 0, o.done.Len()), senders: o.senders}
 	o.senders = nil
 	if len(ck.senders) > 0 { // room for as many senders as in the period ending
 		o.senders = make([]sim.ObjID, 0, len(ck.senders))
 	}
 	o.sendersMark++ // a new set of senders begins (see snSet.mark)
-	for dst, sn := range o.sn {
-		ck.sn = append(ck.sn, snCount{dst, sn})
+	for i := range o.sn.Len() {
+		ck.sn = append(ck.sn, snCount{o.sn.Key(i), *o.sn.At(i)})
 	}
-	for src, d := range o.done {
-		ck.done = append(ck.done, doneSet{src, d.clone()})
+	for i := range o.done.Len() {
+		ck.done = append(ck.done, doneSet{o.done.Key(i), (*o.done.At(i)).clone()})
 	}
 	slices.SortFunc(ck.done, func(a, b doneSet) int { return cmp.Compare(a.src, b.src) })
 	// modeled size: the object, its tables (an SN or a TN each) and the logged messages kept
-	ck.size = rt.ModeledSize(o.id) + p.cfg.HeaderBytes*int64(len(o.sn)+len(o.done)+2)
-	dsts := make([]sim.ObjID, 0, len(o.log))
+	ck.size = rt.ModeledSize(o.id) + p.cfg.HeaderBytes*int64(o.sn.Len()+o.done.Len()+2)
+	dsts := make([]sim.ObjID, 0, o.log.Len())
 	entries := 0
-	for d, l := range o.log {
+	for i, d := range o.log.Keys() {
 		if !p.cfg.FullLog && p.objs[d].node != n {
 			continue
 		}
 		dsts = append(dsts, d)
-		entries += len(l)
+		entries += len(*o.log.At(i))
 	}
 	slices.Sort(dsts)
 	ck.included = dsts
@@ -254,8 +254,12 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 		// copy would only inflate the checkpoint (garbage collection drops it
 		// from the live log once the checkpoint commits)
 		local := p.objs[d].node == n && !rt.Lost(d)
-		for _, e := range o.log[d] {
-			if local && p.objs[d].done[o.id].has(e.sn) {
+		var dd *snSet // what d has processed from o
+		if local {
+			dd = p.objs[d].done.Get(o.id)
+		}
+		for _, e := range o.log.Get(d) {
+			if local && dd.has(e.sn) {
 				continue
 			}
 			ck.log = append(ck.log, *e)
@@ -273,7 +277,7 @@ func (p *Protocol) unsnap(cks []*objCkpt) {
 		o := p.objs[ck.id]
 		if o.gen == ck.gen {
 			for _, src := range ck.senders {
-				o.addSender(src, o.done[src])
+				o.addSender(src, o.done.Get(src))
 			}
 		}
 	}
@@ -298,12 +302,7 @@ func (p *Protocol) committed(n sim.NodeID, cks []*objCkpt) {
 		}
 		t := ck.tnProcessed
 		o.ckptTN = t
-		for tn, k := range o.byTN {
-			if tn <= t {
-				delete(o.byTN, tn)
-				delete(o.tnTable, k)
-			}
-		}
+		o.forgetTNs(t)
 		slices.Sort(ck.senders) // the checkpoint's own slice
 		for _, src := range ck.senders {
 			items = append(items, gcItem{p.objs[src].node, src, o.id, t})
@@ -383,7 +382,12 @@ func (g *gcBatch) TransferDone(_ int32, ok bool) {
 // collection after dst's checkpoint): what prune does for each, in one pass
 // over the list instead of a copy of it and a search and a shift per entry.
 func (p *Protocol) pruneUpTo(s *object, dst sim.ObjID, t uint64) {
-	l := s.log[dst]
+	j := s.log.Find(dst)
+	if j < 0 {
+		return
+	}
+	lp := s.log.At(j)
+	l := *lp
 	keep := l[:0]
 	for _, e := range l {
 		if e.tn > 0 && e.tn <= t && !e.done {
@@ -400,10 +404,10 @@ func (p *Protocol) pruneUpTo(s *object, dst sim.ObjID, t uint64) {
 	}
 	clear(l[len(keep):])
 	if len(keep) == 0 {
-		delete(s.log, dst)
+		s.log.Del(dst)
 		return
 	}
-	s.log[dst] = keep
+	*lp = keep
 }
 
 // pruneRlog drops the remote-log tuples of messages to o up to TN t.

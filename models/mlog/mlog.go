@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"ftsim/internal/peermap"
 	"ftsim/models/none"
 	"ftsim/sim"
 )
@@ -130,7 +131,7 @@ type Protocol struct {
 	life         int64 // bumped by each restart from scratch: older checkpoint timers are void
 	lastProgress map[sim.NodeID]int64
 	dormant      int                      // nodes whose checkpoint timer stopped for want of progress
-	holds        map[sim.ObjID]int        // reasons an object is paused (checkpoint, priority)
+	holds        []int32                  // by object: reasons it is paused (checkpoint, priority)
 	prio         map[sim.NodeID]*priority // nodes giving restored objects priority
 	gen          int
 
@@ -242,20 +243,23 @@ type object struct {
 	node sim.NodeID
 	inc  uint32
 
-	// sender side
-	sn       map[sim.ObjID]uint64
-	log      map[sim.ObjID][]*entry
+	// sender side, by receiver (peer maps: a lookup per message without a
+	// hash; see tables.go)
+	sn       peermap.Map[sim.ObjID, uint64]   // the last SN sent
+	log      peermap.Map[sim.ObjID, []*entry] // logged messages, none empty
 	logBytes int64
 
 	// receiver side
 	tnCount, tnProcessed, delivered uint64
-	tnTable                         map[pair]uint64
-	byTN                            map[uint64]pair
-	done                            map[sim.ObjID]*snSet
-	held                            map[uint64]*sim.Message
-	logged                          map[pair]bool // tuples already in the remote message log (restored from it)
-	senders                         []sim.ObjID   // senders since the last checkpoint (garbage collection), each once
-	sendersMark                     uint32        // numbers the senders sets: a sender's done.mark equals it once in senders
+	// tns is the TNTable, by sender then SN (each a window of that
+	// sender's SNs: they are dense); byTN is its inverse, by TN (see tables.go)
+	tns         peermap.Map[sim.ObjID, window[snSlot]]
+	byTN        window[tnSlot]
+	done        peermap.Map[sim.ObjID, *snSet] // by sender
+	held        window[*sim.Message]           // by TN, above delivered
+	logged      map[pair]bool                  // tuples already in the remote message log (restored from it; nil until then)
+	senders     []sim.ObjID                    // senders since the last checkpoint (garbage collection), each once
+	sendersMark uint32                         // numbers the senders sets: a sender's done.mark equals it once in senders
 
 	ckptTN uint64 // TNCheckpointed
 	ckpt   *objCkpt
@@ -272,7 +276,7 @@ type object struct {
 	// (0: not re-executing)
 	replayTo uint64
 	waiting  []*sim.Message // multi_failure: messages arrived while gated
-	logging  map[pair]bool  // multi_failure: tuples on their way to the buddy
+	// the multi_failure flag "tuple on its way to the buddy" is in tns
 }
 
 // addSender records src, whose done set is d, among o's senders.
@@ -319,7 +323,7 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 	p.armed = map[sim.NodeID]uint32{}
 	p.booting = map[sim.NodeID]*recovery{}
 	p.bootingGroup = map[sim.NodeID]func(){}
-	p.holds = map[sim.ObjID]int{}
+	p.holds = make([]int32, rt.NumObjects())
 	p.lastProgress = map[sim.NodeID]int64{}
 	p.prio = map[sim.NodeID]*priority{}
 	if p.cfg.MeasureRestart && p.Probe == nil {
@@ -336,18 +340,16 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 // reset empties an object's volatile state (a new life).
 func (o *object) reset() {
 	o.gen++
-	o.sn = map[sim.ObjID]uint64{}
-	o.log = map[sim.ObjID][]*entry{}
+	o.sn, o.log = peermap.Map[sim.ObjID, uint64]{}, peermap.Map[sim.ObjID, []*entry]{}
 	o.logBytes = 0
 	o.tnCount, o.tnProcessed, o.delivered = 0, 0, 0
-	o.tnTable = map[pair]uint64{}
-	o.byTN = map[uint64]pair{}
-	o.done = map[sim.ObjID]*snSet{}
-	o.held = map[uint64]*sim.Message{}
-	o.logged = map[pair]bool{}
+	o.tns, o.byTN = peermap.Map[sim.ObjID, window[snSlot]]{}, window[tnSlot]{}
+	o.done = peermap.Map[sim.ObjID, *snSet]{}
+	o.held = window[*sim.Message]{}
+	o.logged = nil
 	o.senders, o.sendersMark = nil, 1 // marks of fresh or cloned done sets are 0
 	o.gated, o.waitFor, o.queued, o.missing, o.catchUp = false, nil, nil, nil, 0
-	o.replayTo, o.waiting, o.logging = 0, nil, map[pair]bool{}
+	o.replayTo, o.waiting = 0, nil
 }
 
 // Start records where every object lives and arms the checkpoint timers.
@@ -425,15 +427,16 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 		return true
 	}
 	s := p.objs[m.Src]
-	sn := s.sn[m.Dst] + 1
-	s.sn[m.Dst] = sn
-	m.Hdr.SN = sn
+	sn := s.sn.Ptr(m.Dst)
+	*sn++
+	m.Hdr.SN = *sn
 	m.Hdr.Bytes = p.cfg.HeaderBytes
 	// the log keeps m itself: the runtime lets go of a message its protocol
 	// holds back (transmit hands it over once, see entry.given)
 	e := p.newEntry()
 	*e = entry{m: m, dst: m.Dst, sn: m.Hdr.SN, gen: s.gen}
-	s.log[m.Dst] = append(s.log[m.Dst], e)
+	l := s.log.Ptr(m.Dst)
+	*l = append(*l, e)
 	sz := m.WireSize()
 	s.logBytes += sz
 	p.memAdd(s.node, s.inc, sim.MemLog, sz)
@@ -555,12 +558,12 @@ func (p *Protocol) answer(w *object, q ticketReq) {
 // restart first). ok is false while w waits for the resends after its restart.
 func (p *Protocol) ticket(w *object, src sim.ObjID, sn uint64) (tn uint64, old, ok bool) {
 	k := pair{src, sn}
-	tn, found := w.tnTable[k]
-	if w.done[src].has(sn) {
+	tn = w.tnOf(k)
+	if w.done.Get(src).has(sn) {
 		p.Stats.OldTickets++
 		return tn, true, true
 	}
-	if found {
+	if tn != 0 {
 		return tn, false, true
 	}
 	if w.gated {
@@ -578,8 +581,7 @@ func (p *Protocol) newTicket(w *object, k pair) (tn uint64) {
 		w.tnCount++
 		tn = w.tnCount
 	}
-	w.tnTable[k] = tn
-	w.byTN[tn] = k
+	w.setTN(k, tn)
 	p.Stats.Tickets++
 	return tn
 }
@@ -724,12 +726,16 @@ func (p *Protocol) prune(s *object, e *entry) {
 	sz := e.m.WireSize()
 	s.logBytes -= sz
 	p.memAdd(s.node, s.inc, sim.MemLog, -sz)
-	l := s.log[e.dst]
-	if i := slices.Index(l, e); i >= 0 {
-		s.log[e.dst] = slices.Delete(l, i, i+1)
+	j := s.log.Find(e.dst)
+	if j < 0 {
+		return
 	}
-	if len(s.log[e.dst]) == 0 {
-		delete(s.log, e.dst)
+	l := s.log.At(j)
+	if i := slices.Index(*l, e); i >= 0 {
+		*l = slices.Delete(*l, i, i+1)
+	}
+	if len(*l) == 0 {
+		s.log.Del(e.dst)
 	}
 }
 
@@ -751,23 +757,22 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	}
 	k := pair{m.Src, m.Hdr.SN}
 	tn := m.Hdr.TN
-	if tn == 0 || w.done[m.Src].has(m.Hdr.SN) || tn <= w.delivered || w.held[tn] != nil {
+	if tn == 0 || w.done.Get(m.Src).has(m.Hdr.SN) || tn <= w.delivered || w.heldAt(tn) != nil {
 		p.Stats.Duplicates++
 		return false
 	}
-	if prev, ok := w.byTN[tn]; ok && prev != k {
+	if prev, ok := w.byTNAt(tn); ok && prev != k {
 		p.Stats.Duplicates++ // a stale ticket of an earlier life: never processed
 		return false
 	}
-	if _, ok := w.tnTable[k]; !ok { // a resent message carries a TN handed out before the crash
-		w.tnTable[k] = tn
-		w.byTN[tn] = k
+	if w.tnOf(k) == 0 { // a resent message carries a TN handed out before the crash
+		w.setTN(k, tn)
 	}
 	if tn == w.delivered+1 { // the next TN: delivered at once rather than held and taken back by release
 		w.delivered++
 		p.RT.Deliver(m)
 	} else {
-		w.held[tn] = m
+		w.holdMsg(tn, m)
 	}
 	p.release(w)
 	return false
@@ -776,12 +781,12 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 // release delivers w's held messages in TN order.
 func (p *Protocol) release(w *object) {
 	for {
-		m := w.held[w.delivered+1]
+		m := w.heldAt(w.delivered + 1)
 		if m == nil {
 			return
 		}
-		delete(w.held, w.delivered+1)
 		w.delivered++
+		w.held.dropBelow(w.delivered + 1)
 		p.RT.Deliver(m)
 	}
 }
@@ -793,11 +798,11 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 	}
 	w := p.objs[m.Dst]
 	w.tnProcessed = m.Hdr.TN
-	d := w.done[m.Src]
-	if d == nil {
-		d = &snSet{}
-		w.done[m.Src] = d
+	dp := w.done.Ptr(m.Src)
+	if *dp == nil {
+		*dp = &snSet{}
 	}
+	d := *dp
 	d.add(m.Hdr.SN)
 	w.addSender(m.Src, d)
 	if w.catchUp > 0 && w.tnProcessed >= w.catchUp {
@@ -848,7 +853,7 @@ func (p *Protocol) OnFinish() {
 func (p *Protocol) logFull(s *object) {
 	rt := p.RT
 	var nodes []sim.NodeID
-	for dst := range s.log {
+	for _, dst := range s.log.Keys() {
 		n := p.objs[dst].node
 		if !slices.Contains(nodes, n) {
 			nodes = append(nodes, n)
@@ -886,7 +891,6 @@ func (p *Protocol) unhold(id sim.ObjID) {
 	}
 	p.holds[id]--
 	if p.holds[id] == 0 {
-		delete(p.holds, id)
 		if !p.RT.Lost(id) {
 			p.RT.ResumeObject(id)
 		}

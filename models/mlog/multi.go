@@ -36,18 +36,19 @@ func (p *Protocol) sendDirect(s *object, e *entry) {
 // buddy before the message can be processed.
 func (p *Protocol) arriveDirect(w *object, m *sim.Message) {
 	k := pair{m.Src, m.Hdr.SN}
-	if w.done[m.Src].has(m.Hdr.SN) {
+	if w.done.Get(m.Src).has(m.Hdr.SN) {
 		p.Stats.Duplicates++
-		p.tellSender(w, k, w.tnTable[k], true)
+		p.tellSender(w, k, w.tnOf(k), true)
 		return
 	}
-	if tn, ok := w.tnTable[k]; ok {
-		if w.logging[k] || tn <= w.delivered || w.held[tn] != nil {
+	if x := w.slotOf(k); x != nil && x.tn != 0 {
+		tn := x.tn
+		if x.logging || tn <= w.delivered || w.heldAt(tn) != nil {
 			p.Stats.Duplicates++ // its tuple is on the way, or it waits already
 			return
 		}
 		m.Hdr.TN = tn
-		w.held[tn] = m // the tuple is in the remote log (restored from it)
+		w.holdMsg(tn, m) // the tuple is in the remote log (restored from it)
 		p.tellSender(w, k, tn, false)
 		p.release(w)
 		return
@@ -57,7 +58,7 @@ func (p *Protocol) arriveDirect(w *object, m *sim.Message) {
 		return
 	}
 	tn := p.newTicket(w, k) // what ticket would do: k has neither TN nor done SN, w is not gated
-	w.logging[k] = true
+	w.setLogging(k, true)
 	p.logReceived(w, m, k, tn)
 }
 
@@ -170,14 +171,14 @@ func (r *receipt) TransferDone(tag int32, ok bool) {
 // ready makes the message processable once its tuple is logged.
 func (r *receipt) ready() {
 	p, w, m, tn := r.p, r.w, r.m, r.tn
-	delete(w.logging, r.k)
+	w.setLogging(r.k, false)
 	m.Hdr.TN = tn
 	// the next TN (the usual case) is delivered at once rather than held
-	// and taken back by release: the same delivery, three map operations fewer
-	free := tn > w.delivered && w.held[tn] == nil
+	// and taken back by release
+	free := tn > w.delivered && w.heldAt(tn) == nil
 	next := free && tn == w.delivered+1
 	if free && !next {
-		w.held[tn] = m
+		w.holdMsg(tn, m)
 	}
 	r.m = nil
 	r.tell(false) // only starts a transfer: w's held messages stay as they are
@@ -224,7 +225,7 @@ func (r *receipt) told(ok bool) {
 	// before it leave it when none of them was pruned, and found by binary
 	// search otherwise, where a scan from the start cost a step per older
 	// entry still logged
-	l := s.log[w.id]
+	l := s.log.Get(w.id)
 	i := -1
 	if len(l) > 0 && k.sn >= l[0].sn {
 		if j := k.sn - l[0].sn; j < uint64(len(l)) && l[j].sn == k.sn {
@@ -272,7 +273,7 @@ func (p *Protocol) replaying(lost []*object) (h, w *object) {
 			continue
 		}
 		for _, x := range lost {
-			if o.sn[x.id] > 0 || x.ckpt.doneOf(o.id) != nil {
+			if o.sn.Get(x.id) > 0 || x.ckpt.doneOf(o.id) != nil {
 				return o, x
 			}
 		}

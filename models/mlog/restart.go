@@ -147,7 +147,7 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 			continue
 		}
 		w := p.objs[k.dst]
-		d := w.done[k.src]
+		d := w.done.Get(k.src)
 		if restored[k.dst] {
 			d = w.ckpt.doneOf(k.src)
 		}
@@ -171,8 +171,8 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 // present reports whether message (src, sn) waits at w (held, or delivered and
 // not yet handled).
 func (p *Protocol) present(w *object, src sim.ObjID, sn uint64) bool {
-	tn, ok := w.tnTable[pair{src, sn}]
-	return ok && (tn <= w.delivered || w.held[tn] != nil)
+	tn := w.tnOf(pair{src, sn})
+	return tn != 0 && (tn <= w.delivered || w.heldAt(tn) != nil)
 }
 
 // replace finds the node that takes the failed node's place: a spare after its
@@ -339,17 +339,18 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 	o.reset()
 	o.node, o.inc = n, rt.Incarnation(n)
 	for _, x := range ck.sn {
-		o.sn[x.dst] = x.sn
+		*o.sn.Ptr(x.dst) = x.sn
 	}
 	for i := range ck.done {
 		d := ck.done[i].set.clone()
-		o.done[ck.done[i].src] = &d
+		*o.done.Ptr(ck.done[i].src) = &d
 	}
 	o.tnProcessed, o.delivered, o.ckptTN, o.tnCount = ck.tnProcessed, ck.tnProcessed, ck.tnProcessed, ck.tnProcessed
 	for _, e := range ck.log {
 		c := e
 		c.gen, c.asking, c.done, c.given = o.gen, false, false, true // given: the checkpoint's m may be on the network
-		o.log[c.dst] = append(o.log[c.dst], &c)
+		l := o.log.Ptr(c.dst)
+		*l = append(*l, &c)
 		sz := c.m.WireSize()
 		o.logBytes += sz
 		p.memAdd(n, o.inc, sim.MemLog, sz)
@@ -362,14 +363,16 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 		keep = append(keep, x)
 		if x.tn > ck.tnProcessed {
 			k := pair{x.src, x.sn}
-			o.tnTable[k] = x.tn
-			o.byTN[x.tn] = k
+			o.setTN(k, x.tn)
+			if o.logged == nil {
+				o.logged = map[pair]bool{}
+			}
 			o.logged[k] = true
 		}
 	}
 	o.rlog = keep
 	o.gated = true
-	delete(p.holds, o.id)
+	p.holds[o.id] = 0
 	if ck.initial {
 		rt.Recreate(o.id, n)
 		return
@@ -426,7 +429,7 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 	var out []resend
 	for _, s := range p.objectsOn(m) {
 		for _, w := range r.objs {
-			for _, e := range slices.Clone(s.log[w.id]) {
+			for _, e := range slices.Clone(s.log.Get(w.id)) {
 				switch {
 				case e.tn > w.ckptTN:
 					out = append(out, resend{s, w, e})
@@ -460,12 +463,12 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 		if !restored[s.id] {
 			continue
 		}
-		for _, dst := range slices.Sorted(maps.Keys(s.log)) {
+		for _, dst := range slices.Sorted(slices.Values(s.log.Keys())) {
 			w := p.objs[dst]
 			if restored[dst] || rt.Lost(dst) {
 				continue
 			}
-			for _, e := range slices.Clone(s.log[dst]) {
+			for _, e := range slices.Clone(s.log.Get(dst)) {
 				switch {
 				case e.old:
 				case e.tn > w.ckptTN:
@@ -521,12 +524,14 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 // on the way: they are handed out again first, then TNs continue after.
 func (p *Protocol) openGate(r *recovery, w *object) {
 	top := w.ckptTN
-	for tn := range w.byTN {
-		top = max(top, tn)
+	for tn := w.byTN.base; tn < w.byTN.end(); tn++ {
+		if _, ok := w.byTNAt(tn); ok {
+			top = max(top, tn)
+		}
 	}
 	w.missing = w.missing[:0]
 	for t := w.ckptTN + 1; t <= top; t++ {
-		if _, ok := w.byTN[t]; !ok {
+		if _, ok := w.byTNAt(t); !ok {
 			w.missing = append(w.missing, t)
 		}
 	}
