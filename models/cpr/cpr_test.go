@@ -114,8 +114,8 @@ func TestIterationPolicyRequestReply(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, every := range []int64{1, 2} {
-			for _, failure := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/every=%d/failure=%v", c.name, every, failure), func(t *testing.T) {
+			for _, failures := range []int{0, 1, 2} {
+				t.Run(fmt.Sprintf("%s/every=%d/failures=%d", c.name, every, failures), func(t *testing.T) {
 					p := dp.DefaultParams()
 					p.Requests, p.CellOps, p.ModeledScale = true, 1e6, 64
 					c.p(&p)
@@ -125,17 +125,20 @@ func TestIterationPolicyRequestReply(t *testing.T) {
 					}
 					cfg := cluster()
 					cfg.Spares = 2
-					if failure {
-						cfg.Failures = sim.ScriptedFailures
-						cfg.Planned = []sim.ScriptedFailure{{Node: 1, Progress: 0.6, ByProgress: true}}
-					}
+					cfg.Failures = sim.ScriptedFailures
+					cfg.Planned = []sim.ScriptedFailure{{Node: 1, Progress: 0.6, ByProgress: true}, {Node: 3, Progress: 0.3, ByProgress: true}}[:failures]
 					res, pr := run(t, cfg, w, Config{Policy: PolicyIterations, Every: every, Levels: []Level{{Buddy, 1}}})
 					stages := int64(w.(dp.StagedWorkload).Stages())
-					if want := (stages - 1) / every; !failure && res.Stats.Checkpoints != int(want) {
+					if want := (stages - 1) / every; failures == 0 && res.Stats.Checkpoints != int(want) {
 						t.Fatalf("%d checkpoints in %d stages, want %d", res.Stats.Checkpoints, stages, want)
 					}
-					if failure && (len(pr.RestoredFrom) != 1 || pr.RestoredFrom[0] != "buddy") {
-						t.Fatalf("restored from %v after %d checkpoints", pr.RestoredFrom, res.Stats.Checkpoints)
+					if len(pr.RestoredFrom) != failures {
+						t.Fatalf("restored from %v after %d failures", pr.RestoredFrom, failures)
+					}
+					for _, from := range pr.RestoredFrom {
+						if from != "buddy" {
+							t.Fatalf("restored from %v after %d checkpoints", pr.RestoredFrom, res.Stats.Checkpoints)
+						}
 					}
 				})
 			}
