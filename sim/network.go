@@ -6,13 +6,14 @@ const (
 	TagTransfer int32 = -2 // a generic Transfer
 )
 
-// arrival is what the arrival handler needs of a message in flight, kept in
-// Runtime.arrivals beside its msgs slot: with it and the receiver's link the
-// handler never touches the Message. At 10,000 nodes, with tens of thousands
-// of messages in flight, a Message is a cache miss; this leaves one per
-// message (at delivery, where the object's handler needs it anyway) and reads
-// a record a tenth of its size at arrival.
-type arrival struct {
+// inFlightMsg is a message in flight as the network keeps it (Runtime.msgs):
+// the message, and what the arrival handler needs of it. With that and the
+// receiver's link the arrival never touches the Message: at 10,000 nodes,
+// with tens of thousands of messages in flight, a Message is a cache miss.
+// This leaves one per message (at delivery, where the object's handler needs
+// it anyway), and the arrival and the delivery read the same small record.
+type inFlightMsg struct {
+	m     *Message
 	xfer  Time   // time on each interface: the wire size at transmission over the bandwidth
 	toInc uint32 // the receiver's incarnation at transmission
 }
@@ -37,10 +38,7 @@ func (rt *Runtime) transmit(m *Message) {
 	from := &rt.links[m.From]
 	m.fromInc = from.inc
 	m.toInc = rt.links[m.To].inc
-	ref := rt.msgs.put(m)
-	if len(rt.arrivals) < len(rt.msgs.items) {
-		rt.arrivals = append(rt.arrivals, arrival{}) // the slab grew by one slot
-	}
+	ref := rt.msgs.put(inFlightMsg{m: m, toInc: m.toInc})
 	if m.From == m.To {
 		m.outEnd = m.SentAt
 		rt.eng.Schedule(m.SentAt, rt.kDeliver, int32(m.To), int64(ref))
@@ -48,7 +46,7 @@ func (rt *Runtime) transmit(m *Message) {
 	}
 	head, dur := rt.depart(from, m.SentAt, m.WireSize())
 	m.outEnd = from.outFree
-	rt.arrivals[ref] = arrival{xfer: dur, toInc: m.toInc}
+	rt.msgs.items[ref].xfer = dur
 	rt.eng.Schedule(head, rt.kArrive, int32(m.To), int64(ref))
 }
 
@@ -85,7 +83,7 @@ func (rt *Runtime) lostInTransit(from, to NodeID, fromInc, toInc uint32, outEnd 
 
 // onArrive: the head of a message reached its receiver's interface.
 func (rt *Runtime) onArrive(ev Event) {
-	a := &rt.arrivals[ev.J]
+	a := &rt.msgs.items[ev.J]
 	rt.eng.Schedule(rt.receive(ev.I, a.toInc, a.xfer), rt.kDeliver, ev.I, ev.J)
 }
 
@@ -93,7 +91,7 @@ func (rt *Runtime) onArrive(ev Event) {
 // a message whose sender died before its last byte left, or whose receiver died
 // before it arrived, is lost.
 func (rt *Runtime) onDeliver(ev Event) {
-	m := rt.msgs.take(int32(ev.J))
+	m := rt.msgs.take(int32(ev.J)).m
 	lost := rt.lostInTransit(m.From, m.To, m.fromInc, m.toInc, m.outEnd)
 	if m.Control {
 		if lost {
@@ -231,8 +229,8 @@ func (rt *Runtime) onXferDeliver(ev Event) {
 // does not drain the network records them as channel state.
 func (rt *Runtime) InFlight() []*Message {
 	var out []*Message
-	for _, m := range rt.msgs.items { // freed slots are nil
-		if m != nil && !m.Control && m.Epoch == rt.epoch {
+	for _, r := range rt.msgs.items { // freed slots are zero
+		if m := r.m; m != nil && !m.Control && m.Epoch == rt.epoch {
 			out = append(out, m)
 		}
 	}

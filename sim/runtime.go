@@ -39,12 +39,11 @@ type Runtime struct {
 	inFlight  int // application messages between send and arrival
 	quiet     []quietWaiter
 
-	msgs     slab[*Message] // messages in flight: events carry the slot
-	arrivals []arrival      // arrivals[i] is for the message in msgs slot i
-	xfers    slab[xfer]     // protocol transfers in flight: events carry the slot
-	tasks    slab[task]
-	calls    slab[call]
-	ctx      Ctx
+	msgs  slab[inFlightMsg] // messages in flight: events carry the slot
+	xfers slab[xfer]        // protocol transfers in flight: events carry the slot
+	tasks slab[task]
+	calls slab[call]
+	ctx   Ctx
 
 	progress, total int64
 	planned         []ScriptedFailure // progress-triggered failures not yet fired
