@@ -102,7 +102,8 @@ type Protocol struct {
 	passed    int64    // Iterations: the boundary of the checkpoint the application last resumed from
 	due       bool     // a checkpoint is due, waiting for little live state
 	dueSince  sim.Time
-	busy      bool // a checkpoint or a recovery is in progress
+	retryAt   sim.Time // MaxLive: when a deferred checkpoint is looked at again
+	busy      bool     // a checkpoint or a recovery is in progress
 	measuredC sim.Time
 
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
@@ -322,11 +323,29 @@ func (p *Protocol) tryCheckpoint() {
 			live += rt.ModeledSize(sim.ObjID(i))
 		}
 		if live > p.cfg.MaxLive {
+			p.retryWhenWaited()
 			return
 		}
 	}
 	p.due = false
 	p.checkpoint()
+}
+
+// retryWhenWaited looks at the due checkpoint again when its wait is over:
+// every handler's end looks too, but nothing may run until then (under the
+// iterations policy every object can be held at the boundary).
+func (p *Protocol) retryWhenWaited() {
+	at := p.dueSince + p.cfg.MaxWait
+	if p.retryAt == at {
+		return // already set for this due checkpoint
+	}
+	p.retryAt = at
+	due := p.dueSince
+	p.RT.At(at, func() {
+		if p.due && p.dueSince == due && !p.busy {
+			p.tryCheckpoint()
+		}
+	})
 }
 
 // checkpoint pauses the application, waits for a consistent cut and writes.

@@ -88,6 +88,32 @@ func TestFaultFreeOverheadIsCheckpointTimeTimesCount(t *testing.T) {
 	}
 }
 
+// max_live defers a due checkpoint while the live state is larger, for at
+// most max_wait. Under the iterations policy every object waits at the
+// boundary meanwhile, so each checkpoint costs exactly its time plus the
+// wait; with a bound the state meets, nothing waits.
+func TestMaxLiveDefersCheckpoint(t *testing.T) {
+	const c = 100 * sim.Millisecond // 4 × 25 MB through 1 GB/s
+	cases := []struct {
+		name    string
+		maxLive int64
+		wait    sim.Time
+	}{
+		{"live state above the bound: the whole wait", 50e6, 300 * sim.Millisecond},
+		{"live state within the bound: no wait", 200e6, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := run(t, cluster(), job(t, 0), Config{Policy: PolicyIterations, Every: 3, Levels: []Level{{PFS, 1}},
+				MaxLive: tc.maxLive, MaxWait: 300 * sim.Millisecond})
+			n := res.Stats.Checkpoints
+			if want := sim.Second + sim.Time(n)*(c+tc.wait); n == 0 || res.Makespan != want {
+				t.Fatalf("%d checkpoints, makespan %v, want %v", n, res.Makespan, want)
+			}
+		})
+	}
+}
+
 // Every 3 iterations of 10 with a neighbour exchange: checkpoints after
 // iterations 3 and 6. (The synthetic job's last step needs no exchange and
 // completes in the handler that completes step 9, so there is no state after
