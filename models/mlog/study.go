@@ -6,19 +6,6 @@ import (
 	"ftsim/sim"
 )
 
-// PaperRestart is one row of Table 1 of Chakravorty & Kalé: restart time of
-// the 7-point stencil on 16 processors, fault 27 s after a checkpoint taken
-// every 30 s, in seconds.
-type PaperRestart struct {
-	ObjectsPerNode int
-	Basic, Fast    float64
-}
-
-// PaperTable1 returns the published restart times.
-func PaperTable1() []PaperRestart {
-	return []PaperRestart{{2, 28.45, 18.31}, {4, 28.21, 13.45}, {8, 28.17, 9.57}, {16, 29.37, 7.58}}
-}
-
 // RestartMeasure is the outcome of one restart experiment.
 type RestartMeasure struct {
 	// Restart is the paper's measure: the largest increase in iteration time
