@@ -77,7 +77,9 @@ func TestMigrateToFailingNode(t *testing.T) {
 // and reordering, and says -1 for a node that is not one of them; ObjectsOn
 // follows the placement.
 func TestSlotIndex(t *testing.T) {
-	rt, err := New(testConfig(4), &scriptWL{n: 4}, &recordProto{})
+	cfg := testConfig(4)
+	cfg.Spares = 4 // nodes 4-7, which the slots below take
+	rt, err := New(cfg, &scriptWL{n: 4}, &recordProto{})
 	if err != nil {
 		t.Fatal(err)
 	}

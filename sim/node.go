@@ -1,7 +1,5 @@
 package sim
 
-import "slices"
-
 type nodeState uint8
 
 const (
@@ -78,27 +76,33 @@ func (rt *Runtime) Slots() []NodeID { return rt.slots }
 
 // SlotIndex returns node n's rank among the application's nodes (its index
 // in Slots), or -1 when n is not one of them. Protocols that pair nodes by
-// rank (buddies, rotated backups) call it per message: it is O(1) unless the
-// slots changed since n was last looked up.
+// rank (buddies, rotated backups) call it per message.
 func (rt *Runtime) SlotIndex(n NodeID) int {
-	if int(n) < len(rt.slotHint) {
-		if i := int(rt.slotHint[n]); i < len(rt.slots) && rt.slots[i] == n {
-			return i
-		}
+	if n < 0 || int(n) >= len(rt.slotOf) {
+		return -1
 	}
-	i := slices.Index(rt.slots, n)
-	if i >= 0 && n >= 0 {
-		if int(n) >= len(rt.slotHint) {
-			rt.slotHint = append(rt.slotHint, make([]int32, int(n)+1-len(rt.slotHint))...)
-		}
-		rt.slotHint[n] = int32(i)
+	return int(rt.slotOf[n])
+}
+
+// indexSlots rebuilds slotOf from slots.
+func (rt *Runtime) indexSlots() {
+	if rt.slotOf == nil {
+		rt.slotOf = make([]int32, len(rt.nodes))
 	}
-	return i
+	for i := range rt.slotOf {
+		rt.slotOf[i] = -1
+	}
+	for i, n := range rt.slots {
+		rt.slotOf[n] = int32(i)
+	}
 }
 
 // SetSlots replaces the application's nodes (after a shrink or a replacement);
 // call Place or SetNode afterwards to move objects.
-func (rt *Runtime) SetSlots(s []NodeID) { rt.slots = append(rt.slots[:0], s...) }
+func (rt *Runtime) SetSlots(s []NodeID) {
+	rt.slots = append(rt.slots[:0], s...)
+	rt.indexSlots()
+}
 
 // ReplaceSlot puts node repl in the place of node old, and moves the objects
 // placed on old to repl (without restoring them).
@@ -108,6 +112,7 @@ func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
 			rt.slots[i] = repl
 		}
 	}
+	rt.indexSlots()
 	for i, at := range rt.place {
 		if at == old {
 			rt.place[i] = repl
@@ -125,6 +130,7 @@ func (rt *Runtime) RemoveSlot(n NodeID) {
 		}
 	}
 	rt.slots = out
+	rt.indexSlots()
 }
 
 // SparesLeft is the number of idle spares.

@@ -25,10 +25,8 @@ type Runtime struct {
 	placeVer, byNodeVer uint64
 	byNode              [][]ObjID
 	slots               []NodeID // the application's nodes, in rank order
-	// slotHint[n] is where node n was last found in slots: SlotIndex checks
-	// it before searching, so that it stays O(1) however slots change
-	slotHint []int32
-	spares   []NodeID // idle spares, taken first to last
+	slotOf              []int32  // slotOf[n] is node n's index in slots, -1 if none
+	spares              []NodeID // idle spares, taken first to last
 
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)
@@ -96,6 +94,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	for i := range rt.slots {
 		rt.slots[i] = NodeID(i)
 	}
+	rt.indexSlots()
 	rt.pfs = psShare{rate: cfg.PFSBandwidth, perFlow: cfg.PFSNodeBandwidth}
 
 	rt.objs = make([]objState, wl.NumObjects())
