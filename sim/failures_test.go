@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -187,6 +189,45 @@ func TestSpareBoot(t *testing.T) {
 	}
 }
 
+// A failed node rejoins the spare pool a repair time after its failure, at
+// the end of the pool, and can then replace a later failed node; before that
+// the pool may be empty.
+func TestRepairReturnsNodeToPool(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.Spares = 1 // node 2
+	cfg.SpareBoot = 5 * Second
+	cfg.Repair = 10 * Second
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}, {Node: 2, At: 8 * Second}, {Node: 0, At: 20 * Second}}
+	cfg.Limit = Minute
+	type take struct {
+		at    Time
+		node  NodeID // None: the pool was empty
+		left  int    // spares left after the take
+		ready Time
+	}
+	var takes []take
+	p := &recordProto{}
+	var rt *Runtime
+	p.onFail = func(f Failure) {
+		n, ok := rt.TakeSpare(func(NodeID) { takes[len(takes)-1].ready = rt.Now() })
+		if !ok {
+			n = None
+		}
+		takes = append(takes, take{at: rt.Now(), node: n, left: rt.SparesLeft(), ready: -1})
+	}
+	rt, _ = New(cfg, idle(2), p)
+	rt.Run()
+	want := []take{
+		{at: Second, node: 2, left: 0, ready: 6 * Second},
+		{at: 8 * Second, node: None, left: 0, ready: -1},        // node 1 is back at 11 s
+		{at: 20 * Second, node: 1, left: 1, ready: 25 * Second}, // node 2 is back at 18 s, behind node 1
+	}
+	if !slices.Equal(takes, want) {
+		t.Fatalf("takes = %+v, want %+v", takes, want)
+	}
+}
+
 // N nodes writing S bytes each to the parallel file system at once share its
 // aggregate bandwidth: all finish after latency + N·S/B.
 func TestPFSSharedBandwidth(t *testing.T) {
@@ -241,5 +282,36 @@ func TestDeterminism(t *testing.T) {
 	}
 	if c := run(8); reflect.DeepEqual(a.Recoveries, c.Recoveries) {
 		t.Fatal("different seeds, same failures")
+	}
+}
+
+// New refuses a configuration that cannot be simulated, whatever built it.
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string // "" = accepted
+	}{
+		{"default", func(*Config) {}, ""},
+		{"no nodes", func(c *Config) { c.Nodes = 0 }, "at least one node"},
+		{"negative spares", func(c *Config) { c.Spares = -1 }, "negative number of spares"},
+		{"no cores", func(c *Config) { c.Cores = 0 }, "at least one core"},
+		{"zero rate", func(c *Config) { c.Rate = 0 }, "core rate"},
+		{"zero bandwidth", func(c *Config) { c.Bandwidth = 0 }, "network bandwidth"},
+		{"cpu load above 1", func(c *Config) { c.CPULoad = 1.5 }, "cpu_load"},
+		{"exponential without MTBF", func(c *Config) { c.Failures = Exponential }, "MTBF"},
+		{"Weibull without shape", func(c *Config) { c.Failures, c.NodeMTBF = Weibull, Hour }, "Weibull shape"},
+		{"heartbeat timeout under period", func(c *Config) { c.OracleDetection, c.HBTimeout = false, Second/2 }, "heartbeat"},
+		{"heartbeats", func(c *Config) { c.OracleDetection = false }, ""},
+	} {
+		cfg := testConfig(2)
+		tc.edit(&cfg)
+		_, err := New(cfg, idle(2), &recordProto{})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
 	}
 }
