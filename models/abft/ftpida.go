@@ -44,6 +44,7 @@ import (
 	"sort"
 	"strings"
 
+	"ftsim/internal/seqset"
 	"ftsim/models/none"
 	"ftsim/sim"
 	"ftsim/workloads/pida"
@@ -179,44 +180,6 @@ type ackEntry struct {
 	ver uint64
 }
 
-// seqSet is the set of sequence numbers consumed from one sender: all up to
-// low, and those in above.
-type seqSet struct {
-	low   uint64
-	above map[uint64]bool
-}
-
-func (s *seqSet) has(q uint64) bool { return q <= s.low || s.above[q] }
-
-func (s *seqSet) add(q uint64) {
-	if s.has(q) {
-		return
-	}
-	if q != s.low+1 {
-		if s.above == nil {
-			s.above = map[uint64]bool{}
-		}
-		s.above[q] = true
-		return
-	}
-	s.low++
-	for s.above[s.low+1] {
-		delete(s.above, s.low+1)
-		s.low++
-	}
-}
-
-func (s seqSet) clone() seqSet {
-	c := seqSet{low: s.low}
-	if len(s.above) > 0 {
-		c.above = make(map[uint64]bool, len(s.above))
-		for k, v := range s.above {
-			c.above[k] = v
-		}
-	}
-	return c
-}
-
 type pairKey struct {
 	src sim.ObjID
 	seq uint64
@@ -226,8 +189,8 @@ type pairKey struct {
 type proc struct {
 	node     sim.NodeID
 	inc      uint32
-	seq      []uint64 // last sequence number sent, per destination
-	consumed []seqSet // per sender
+	seq      []uint64     // last sequence number sent, per destination
+	consumed []seqset.Set // per sender
 	arrived  map[pairKey]bool
 	held     []*entry
 	outbox   []*entry
@@ -249,7 +212,7 @@ type copyFRI struct {
 	prefix   []byte
 	stack    pida.Stack
 	seq      []uint64
-	consumed []seqSet
+	consumed []seqset.Set
 	outbox   []entry
 	size     int64
 }
@@ -261,7 +224,7 @@ type frmBody struct {
 	prefix   []byte
 	full     []byte // the stack's full encoding, used when a delta cannot apply
 	seq      []uint64
-	consumed []seqSet
+	consumed []seqset.Set
 	outbox   []entry
 	size     int64 // modeled size of the copy held
 }
@@ -318,7 +281,7 @@ func (p *Protocol) Start() {
 }
 
 func (p *Protocol) newProc(n sim.NodeID) *proc {
-	return &proc{node: n, inc: p.RT.Incarnation(n), seq: make([]uint64, p.n), consumed: make([]seqSet, p.n),
+	return &proc{node: n, inc: p.RT.Incarnation(n), seq: make([]uint64, p.n), consumed: make([]seqset.Set, p.n),
 		arrived: map[pairKey]bool{}, synced: map[sim.NodeID]uint32{}}
 }
 
@@ -357,7 +320,7 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	}
 	pr := p.live[m.Dst]
 	k := pairKey{m.Src, m.Hdr.Seq}
-	if pr.consumed[m.Src].has(m.Hdr.Seq) || pr.arrived[k] {
+	if pr.consumed[m.Src].Has(m.Hdr.Seq) || pr.arrived[k] {
 		p.Counters.Duplicates++
 		return false
 	}
@@ -373,7 +336,7 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 	}
 	pr := p.live[m.Dst]
 	delete(pr.arrived, pairKey{m.Src, m.Hdr.Seq})
-	pr.consumed[m.Src].add(m.Hdr.Seq)
+	pr.consumed[m.Src].Add(m.Hdr.Seq)
 	pr.toAck = append(pr.toAck, ackEntry{src: m.Src, seq: m.Hdr.Seq})
 	pr.dirty = true
 }
@@ -477,9 +440,9 @@ func (p *Protocol) sendFRM(w sim.ObjID) {
 	pr.dirty = false
 	pr.lastExp = st.Expanded
 	body := &frmBody{owner: w, ver: v, prefix: raw[:cut:cut], full: raw[cut:], seq: append([]uint64(nil), pr.seq...),
-		consumed: make([]seqSet, p.n)}
+		consumed: make([]seqset.Set, p.n)}
 	for i := range pr.consumed {
-		body.consumed[i] = pr.consumed[i].clone()
+		body.consumed[i] = pr.consumed[i].Clone()
 	}
 	for _, e := range pr.outbox {
 		body.outbox = append(body.outbox, *e)
@@ -839,7 +802,7 @@ func (p *Protocol) install(w sim.ObjID, n sim.NodeID, c *copyFRI) {
 	pr := p.newProc(n)
 	copy(pr.seq, c.seq)
 	for i := range c.consumed {
-		pr.consumed[i] = c.consumed[i].clone()
+		pr.consumed[i] = c.consumed[i].Clone()
 	}
 	pr.ver = c.ver
 	for _, e := range c.outbox {

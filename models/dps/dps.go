@@ -35,6 +35,7 @@ import (
 	"slices"
 
 	"ftsim/internal/peermap"
+	"ftsim/internal/seqset"
 	"ftsim/models/none"
 	"ftsim/sim"
 )
@@ -173,66 +174,25 @@ func opID(life uint32, rank uint64) uint64 { return uint64(life)<<32 | rank&0xff
 func opLife(op uint64) uint32              { return uint32(op >> 32) }
 func opRank(op uint64) uint64              { return op & 0xffffffff }
 
-// seenSet is a set of ranks on one edge: every rank below lo, plus above.
-// Ranks arrive nearly in order, so above stays tiny.
-type seenSet struct {
-	lo    uint64
-	above map[uint64]struct{}
+// idSet is a set of data-object identities, by edge. Ranks start at 0 and
+// a seqset.Set's numbers at 1: rank r is number r+1.
+type idSet struct {
+	edges peermap.Map[chanKey, seqset.Set]
 }
-
-func (s *seenSet) has(k uint64) bool {
-	if k < s.lo {
-		return true
-	}
-	_, ok := s.above[k]
-	return ok
-}
-
-func (s *seenSet) add(k uint64) {
-	switch {
-	case k < s.lo:
-	case k == s.lo:
-		s.lo++
-		for {
-			if _, ok := s.above[s.lo]; !ok {
-				break
-			}
-			delete(s.above, s.lo)
-			s.lo++
-		}
-	default:
-		if s.above == nil {
-			s.above = map[uint64]struct{}{}
-		}
-		s.above[k] = struct{}{}
-	}
-}
-
-// idSet is a set of data-object identities, by edge.
-type idSet struct{ edges peermap.Map[chanKey, seenSet] }
 
 func newIDSet() *idSet { return &idSet{} }
 
 func (s *idSet) has(src sim.ObjID, op uint64) bool {
 	i := s.edges.Find(chanKey{src, opLife(op)})
-	return i >= 0 && s.edges.At(i).has(opRank(op))
+	return i >= 0 && s.edges.At(i).Has(opRank(op)+1)
 }
 
 func (s *idSet) add(src sim.ObjID, op uint64) {
-	s.edges.Ptr(chanKey{src, opLife(op)}).add(opRank(op))
+	s.edges.Ptr(chanKey{src, opLife(op)}).Add(opRank(op) + 1)
 }
 
 func (s *idSet) clone() *idSet {
-	return &idSet{edges: s.edges.Clone(func(e seenSet) seenSet {
-		n := seenSet{lo: e.lo}
-		if len(e.above) > 0 {
-			n.above = make(map[uint64]struct{}, len(e.above))
-			for r := range e.above {
-				n.above[r] = struct{}{}
-			}
-		}
-		return n
-	})}
+	return &idSet{edges: s.edges.Clone(func(e seqset.Set) seqset.Set { return e.Clone() })}
 }
 
 // pstate is the protocol part of a thread's state, checkpointed with it.

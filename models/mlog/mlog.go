@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"ftsim/internal/peermap"
+	"ftsim/internal/seqset"
 	"ftsim/models/none"
 	"ftsim/sim"
 )
@@ -175,49 +176,20 @@ type entry struct {
 	given bool
 }
 
-// snSet is the set of SNs from one sender an object has processed: all up to
-// low, and some above it.
+// snSet is the set of SNs from one sender an object has processed.
 type snSet struct {
-	low   uint64
-	above map[uint64]bool
+	seqset.Set
 	// mark is the receiver's sendersMark when the sender was last added to
 	// its senders: a sender is recorded once per checkpoint without a set
 	// (a map write per message processed) beside done
 	mark uint32
 }
 
-func (s *snSet) has(sn uint64) bool { return s != nil && (sn <= s.low || s.above[sn]) }
-
-func (s *snSet) add(sn uint64) {
-	if sn <= s.low {
-		return
-	}
-	if sn == s.low+1 {
-		s.low++
-		for s.above[s.low+1] {
-			delete(s.above, s.low+1)
-			s.low++
-		}
-		return
-	}
-	if s.above == nil {
-		s.above = map[uint64]bool{}
-	}
-	s.above[sn] = true
-}
+func (s *snSet) has(sn uint64) bool { return s != nil && s.Has(sn) }
 
 // clone copies the SNs (not the mark: the copy is the state of another life,
 // or of a checkpoint, whose senders start empty).
-func (s *snSet) clone() snSet {
-	c := snSet{low: s.low}
-	if len(s.above) > 0 {
-		c.above = make(map[uint64]bool, len(s.above))
-		for k := range s.above {
-			c.above[k] = true
-		}
-	}
-	return c
-}
+func (s *snSet) clone() snSet { return snSet{Set: s.Set.Clone()} }
 
 // ticketReq is a ticket request waiting for a restarted receiver's resends.
 type ticketReq struct {
@@ -803,7 +775,7 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 		*dp = &snSet{}
 	}
 	d := *dp
-	d.add(m.Hdr.SN)
+	d.Add(m.Hdr.SN)
 	w.addSender(m.Src, d)
 	if w.catchUp > 0 && w.tnProcessed >= w.catchUp {
 		p.caughtUp(w)

@@ -153,7 +153,7 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		}
 		var low uint64
 		if d != nil {
-			low = d.low
+			low = d.Low()
 		}
 		for sn := low + 1; sn <= fl; sn++ {
 			if d.has(sn) || (!restored[k.dst] && p.present(w, k.src, sn)) {
@@ -161,7 +161,7 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 			}
 			return nil, fmt.Sprintf("message %d from object %d to object %d is needed but its log was lost with an earlier failure of its sender's node", sn, k.src, k.dst)
 		}
-		if !restored[k.dst] && d != nil && d.low >= fl {
+		if !restored[k.dst] && d != nil && d.Low() >= fl {
 			delete(p.floors, k) // nothing below the floor is needed any more
 		}
 	}
