@@ -87,7 +87,7 @@ var (
 // word ("cpr (model)" is drawn as cpr). A labelled variant of a protocol
 // ("cpr-buddy", "mlog-fast") keeps the protocol's colour and takes a marker
 // chosen by its suffix; other names get a style chosen by a hash of the
-// name. Both are stable from run to run.
+// name, in a colour no protocol has. Both are stable from run to run.
 func Style(name string) SeriesStyle {
 	word := strings.ToLower(strings.TrimSpace(name))
 	if i := strings.IndexAny(word, " :,;("); i > 0 {
@@ -102,7 +102,9 @@ func Style(name string) SeriesStyle {
 			return st
 		}
 	}
-	colours := []color.RGBA{orange, skyBlue, yellow, green, purple, vermillion}
+	// not the colour of a protocol with a fixed style: "every-200", a label
+	// of cpr, was drawn in mlog's vermillion, "ftpida" (abft) too
+	colours := []color.RGBA{orange, skyBlue, yellow}
 	k := hash(word)
 	return SeriesStyle{Color: colours[k%uint32(len(colours))], Shape: shapes[(k/7)%uint32(len(shapes))]}
 }
@@ -178,6 +180,7 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 	p.Y.Label.Text = c.YLabel
 	p.Legend.Top, p.Legend.Left = true, true // of the strip below the axes; see Render
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker, p.Y.Tick.Marker = linearTicks{}, linearTicks{}
 	if logX {
 		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
@@ -230,19 +233,80 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 	if drawn == 0 {
 		return nil, fmt.Errorf("plot %q: no point to draw", c.Title)
 	}
+	// gonum widens an axis whose values are all equal by ±1, below zero for
+	// a value up to 1, where a logarithmic axis panics: widen it by a factor
+	if logX && p.X.Min == p.X.Max {
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
+	if logY && p.Y.Min == p.Y.Max {
+		p.Y.Min, p.Y.Max = p.Y.Min/2, p.Y.Max*2
+	}
 	return p, nil
 }
 
-// logTicks are gonum's powers of ten labelled without the rounding noise
-// of computing them (9.999999999999999e-06 is shown as 1e-05).
+// logTicks are the ticks of a logarithmic axis: a mark at each of 1…9 × 10ᵏ
+// and a label at each power of ten, as gonum's LogTicks, but labelled
+// without the rounding noise of computing them (1e-05, not
+// 9.999999999999999e-06) and never fewer than two labels in the range. An
+// axis spanning less than a decade (makespan vs MTBF has log axes whatever
+// the range) would otherwise carry one label or none, and cannot be read:
+// then 2 × and 5 × 10ᵏ are labelled too, then every mark, and for a range
+// narrower than one mark to the next, linear ticks.
 type logTicks struct{}
 
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) { // gonum gives a log axis a positive, non-empty range
+		return nil
+	}
+	type mark struct {
+		v float64
+		m int // mantissa, 1…9
+	}
+	var marks []mark
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1; m <= 9; m++ {
+			marks = append(marks, mark{float64(m) * math.Pow(10, e), m})
+		}
+	}
+	inRange := func(v float64) bool { return v >= lo*(1-1e-9) && v <= hi*(1+1e-9) }
+	for _, labelled := range []func(m int) bool{
+		func(m int) bool { return m == 1 },
+		func(m int) bool { return m == 1 || m == 2 || m == 5 },
+		func(int) bool { return true },
+	} {
+		n := 0
+		for _, mk := range marks {
+			if labelled(mk.m) && inRange(mk.v) {
+				n++
+			}
+		}
+		if n < 2 {
+			continue
+		}
+		ts := make([]plot.Tick, len(marks))
+		for i, mk := range marks {
+			ts[i].Value = mk.v
+			if labelled(mk.m) {
+				ts[i].Label = strconv.FormatFloat(mk.v, 'g', 6, 64)
+			}
+		}
+		return ts
+	}
+	return linearTicks{}.Ticks(lo, hi)
+}
+
+// linearTicks are gonum's ticks of a linear axis, labelled without trailing
+// zeros: gonum writes two decimals on every label of a step of 25 ("125.00",
+// "75.00", "25.00" nodes).
+type linearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ts {
+		if strings.Contains(t.Label, ".") && !strings.ContainsAny(t.Label, "eE") {
+			ts[i].Label = strings.TrimSuffix(strings.TrimRight(t.Label, "0"), ".")
 		}
 	}
 	return ts

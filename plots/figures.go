@@ -111,6 +111,11 @@ func MakespanVsMTBF(pts []Point, model []Curve) *LineChart {
 	for _, p := range pts {
 		hi = math.Max(hi, p.X)
 	}
+	for _, c := range model { // the curves alone when no run finished
+		for _, x := range c.X {
+			hi = math.Max(hi, x)
+		}
+	}
 	name, scale := timeUnit(hi)
 	// MTBFs and makespans under frequent failures span orders of magnitude
 	return &LineChart{Title: "Makespan vs node MTBF", XLabel: "node MTBF (" + name + ")", YLabel: "makespan (s)",
