@@ -63,3 +63,11 @@ func (p *Progress) Add(n int) {
 	}
 	fmt.Fprintf(p.w, "progress: %d/%d runs, %s elapsed, ETA %s\n", p.done, p.total, el.Round(time.Second), eta)
 }
+
+// Stop ends the bar's line if the runs stopped before the last one, so that
+// what is printed next (the reason they stopped) starts on a line of its own.
+func (p *Progress) Stop() {
+	if p.tty && p.printed && p.done < p.total {
+		fmt.Fprintln(p.w)
+	}
+}

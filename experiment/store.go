@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,7 +24,11 @@ const (
 	RunsJSONL   = "runs.jsonl"   // the same runs as JSON lines; the store's source of truth
 	MetaJSON    = "meta.json"    // the sweep definition (Meta)
 	PointsJSONL = "points.jsonl" // per point: fault-free figures and predictions (PointInfo)
+	LockFile    = ".lock"        // locked while a sweep writes the store
 )
+
+// errLocked says that another process is writing the store.
+var errLocked = errors.New("another ftsim sweep is writing it (two jobs given the same --out?); wait for it to end or choose another --out")
 
 // storeFormat is the version of the store layout written in meta.json.
 const storeFormat = 1
@@ -182,10 +188,13 @@ type Store struct {
 	points   map[string]PointInfo
 	lastSync time.Time
 	closed   bool
+	unlock   func() error // releases the store's lock
 }
 
-// OpenStore opens dir for the sweep meta describes. A new or empty store
-// is created. A store holding runs is an error unless resume is set; then
+// OpenStore opens dir for the sweep meta describes, locking it until Close
+// so that a second sweep given the same directory is refused instead of
+// interleaving its rows with this one's. A new or empty store is created.
+// A store holding runs is an error unless resume is set; then
 // it must hold the same sweep and shard, a partial last line left by an
 // interrupted write is cut off, runs.csv is rewritten from runs.jsonl (the
 // two agree even if the crash fell between their writes), and the runs
@@ -196,7 +205,24 @@ func OpenStore(dir string, meta Meta, resume bool) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	st := &Store{dir: dir, meta: meta, order: pointOrder(meta.Varies), have: map[RunKey]bool{}, points: map[string]PointInfo{}}
+	unlock, err := lockDir(dir)
+	if errors.Is(err, errLocked) {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(dir, meta, resume, unlock)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return st, nil
+}
+
+// openStore is OpenStore on a locked dir.
+func openStore(dir string, meta Meta, resume bool, unlock func() error) (*Store, error) {
+	st := &Store{dir: dir, meta: meta, order: pointOrder(meta.Varies), have: map[RunKey]bool{}, points: map[string]PointInfo{}, unlock: unlock}
 	full, err := holdsRuns(dir)
 	if err != nil {
 		return nil, err
@@ -275,7 +301,8 @@ func (st *Store) Has(k RunKey) bool {
 	return st.have[k]
 }
 
-// Records returns the runs in the store, those found on opening first.
+// Records returns the runs in the store: those found on opening, then those
+// appended, as they finished; in run order once the store is closed.
 func (st *Store) Records() []SweepRecord {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -302,11 +329,13 @@ func (st *Store) Append(r SweepRecord) error {
 	if _, err := st.jsonl.Write(append(r.JSON(), '\n')); err != nil {
 		return err
 	}
+	// stored from here on, even if the CSV write fails: Close rewrites
+	// runs.jsonl from recs
+	st.have[r.Key()] = true
+	st.recs = append(st.recs, r)
 	if _, err := st.csv.Write(csvRows(nil, r)); err != nil {
 		return err
 	}
-	st.have[r.Key()] = true
-	st.recs = append(st.recs, r)
 	if time.Since(st.lastSync) >= syncEvery {
 		st.lastSync = time.Now()
 		if err := st.jsonl.Sync(); err != nil {
@@ -332,11 +361,16 @@ func (st *Store) AddPoint(pi PointInfo) error {
 		return err
 	}
 	st.points[pi.Point] = pi
-	return nil
+	// Synced at once (one fsync per point), before any run of the point is
+	// appended: after an OS crash a resume never prepares a point whose runs
+	// are all stored, so a lost description would stay lost.
+	return st.pointsF.Sync()
 }
 
 // Close syncs the store and rewrites points.jsonl in point order, since
-// points are prepared in whatever order the workers reach them.
+// points are prepared in whatever order the workers reach them, and the runs
+// in run order if they were appended as they finished: the store of a sweep
+// is then the same whatever the number of workers and interruptions.
 func (st *Store) Close() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -346,10 +380,24 @@ func (st *Store) Close() error {
 	st.closed = true
 	err := errors.Join(st.jsonl.Sync(), st.csv.Sync())
 	err = errors.Join(err, st.closeFiles())
-	if err != nil {
-		return err
+	if err == nil && !sortedRuns(st.recs, st.order) {
+		sortRuns(st.recs, st.order)
+		// runs.jsonl first, as in Append: a crash between the two leaves
+		// runs.csv for a resume to rewrite
+		var jl bytes.Buffer
+		for i := range st.recs {
+			jl.Write(st.recs[i].JSON())
+			jl.WriteByte('\n')
+		}
+		err = writeAtomic(filepath.Join(st.dir, RunsJSONL), jl.Bytes())
+		if err == nil {
+			err = writeAtomic(filepath.Join(st.dir, RunsCSV), csvBytes(st.recs))
+		}
 	}
-	return writeAtomic(filepath.Join(st.dir, PointsJSONL), pointsBytes(sortedPoints(st.points, st.order)))
+	if err == nil {
+		err = writeAtomic(filepath.Join(st.dir, PointsJSONL), pointsBytes(sortedPoints(st.points, st.order)))
+	}
+	return errors.Join(err, st.unlock())
 }
 
 func (st *Store) closeFiles() error {
@@ -374,6 +422,7 @@ func ReadStore(dir string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	sortRuns(recs, pointOrder(meta.Varies)) // a store being written holds them as they finished
 	pts, err := readPoints(dir, false, pointOrder(meta.Varies))
 	if err != nil {
 		return nil, err
@@ -383,13 +432,17 @@ func ReadStore(dir string) (*Results, error) {
 
 // MergeReport says what Merge did.
 type MergeReport struct {
-	Runs, Duplicates, Missing int
+	Runs, Missing int
 }
 
 // Merge combines the stores of the shards of one sweep into a new store out,
-// keeping one copy of each run, in run order, so that merging all shards
-// gives the same bytes as running the sweep unsharded. The inputs must hold
-// the same sweep; out must not hold runs already.
+// in run order, so that merging all shards gives the same bytes as running
+// the sweep unsharded. The inputs must hold the same sweep and must not
+// overlap: a run found in two stores (the same shard twice, or shards of
+// different counts) is an error rather than a copy silently chosen, since
+// the two may come from different builds. out must be new or empty; the
+// merged files are written in full before they are moved into it, so that
+// an interrupted merge can simply be run again.
 func Merge(out string, dirs []string) (MergeReport, error) {
 	var rep MergeReport
 	if len(dirs) == 0 {
@@ -397,8 +450,10 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 	}
 	var meta *Meta
 	var all []SweepRecord
+	from := map[RunKey]int{} // run → the index in dirs of the store holding it
+	shards := make([]Shard, len(dirs))
 	pts := map[string]PointInfo{}
-	for _, d := range dirs {
+	for i, d := range dirs {
 		r, err := ReadStore(d)
 		if err != nil {
 			return rep, err
@@ -408,7 +463,19 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 		} else if err := meta.SameSweep(&r.Meta); err != nil {
 			return rep, fmt.Errorf("merge: %s and %s hold different sweeps: %w", dirs[0], d, err)
 		}
-		all = append(all, r.Records...)
+		shards[i] = r.Meta.Shard
+		for _, rec := range r.Records {
+			j, ok := from[rec.Key()]
+			if ok && j == i {
+				continue // a store may hold a run twice: keep the first, as a resume does
+			}
+			if ok {
+				return rep, fmt.Errorf("merge: %s (shard %s) and %s (shard %s) overlap: both hold run %d of point %q; give each shard once",
+					dirs[j], shards[j], d, shards[i], rec.Rep, rec.Point)
+			}
+			from[rec.Key()] = i
+			all = append(all, rec)
+		}
 		for _, p := range r.Points {
 			if _, ok := pts[p.Point]; !ok {
 				pts[p.Point] = p
@@ -419,39 +486,107 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 	m.Shard = Shard{0, 1}
 	order := pointOrder(m.Varies)
 	sortRuns(all, order)
-	var recs []SweepRecord
-	for i, r := range all {
-		if i > 0 && all[i-1].Key() == r.Key() {
-			rep.Duplicates++
-			continue
-		}
-		recs = append(recs, r)
-	}
-	rep.Runs = len(recs)
-	rep.Missing = len(order)*m.Reps - len(recs)
+	rep.Runs = len(all)
+	rep.Missing = len(order)*m.Reps - len(all)
 
-	full, err := holdsRuns(out)
-	if err != nil {
-		return rep, err
-	}
-	if full {
-		return rep, fmt.Errorf("merge: %s already holds sweep results; choose an empty directory", out)
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := checkEmpty(out); err != nil {
 		return rep, err
 	}
 	var jl bytes.Buffer
-	for i := range recs {
-		jl.Write(recs[i].JSON())
+	for i := range all {
+		jl.Write(all[i].JSON())
 		jl.WriteByte('\n')
 	}
 	m.Format = storeFormat
-	err = errors.Join(
-		writeAtomic(filepath.Join(out, RunsJSONL), jl.Bytes()),
-		writeAtomic(filepath.Join(out, RunsCSV), csvBytes(recs)),
-		writeAtomic(filepath.Join(out, PointsJSONL), pointsBytes(sortedPoints(pts, order))),
-		writeMeta(out, &m))
-	return rep, err
+	meta1, err := json.MarshalIndent(&m, "", "  ")
+	if err != nil {
+		return rep, err
+	}
+	files := map[string][]byte{
+		RunsJSONL:   jl.Bytes(),
+		RunsCSV:     csvBytes(all),
+		PointsJSONL: pointsBytes(sortedPoints(pts, order)),
+		MetaJSON:    append(meta1, '\n'),
+	}
+	return rep, writeDirAtomic(out, files)
+}
+
+// mergeTmp starts the name of the directory a merge writes its files into
+// inside the output directory before moving them into place.
+const mergeTmp = ".merge-tmp"
+
+// checkEmpty returns nil when dir does not exist or is empty but for what
+// an interrupted merge left there, which it removes.
+func checkEmpty(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), mergeTmp) {
+			if full, _ := holdsRuns(dir); full {
+				return fmt.Errorf("merge: %s already holds sweep results; choose a new or empty directory", dir)
+			}
+			return fmt.Errorf("merge: %s is not empty; choose a new or empty directory", dir)
+		}
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeDirAtomic fills the new or empty directory dir with files, meta.json
+// last. The files are written and synced in a temporary directory inside dir
+// first (the same file system, even when dir is a mount point) and then
+// renamed into place, so that a merge interrupted while writing leaves only
+// that directory, which the next merge into dir removes.
+func writeDirAtomic(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(dir, mergeTmp+"*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		if name != MetaJSON {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	names = append(names, MetaJSON) // last: a store without it is no store
+	for _, name := range names {
+		if err := writeSynced(filepath.Join(tmp, name), files[name]); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSynced writes a new file and syncs it.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // pointOrder maps each point ID of varies to its index.
@@ -465,13 +600,22 @@ func pointOrder(varies []Vary) map[string]int {
 
 // sortRuns orders runs by point, then replication: the run order of a sweep.
 func sortRuns(recs []SweepRecord, order map[string]int) {
-	sort.SliceStable(recs, func(i, j int) bool {
-		a, b := order[recs[i].Point], order[recs[j].Point]
-		if a != b {
-			return a < b
+	slices.SortStableFunc(recs, runOrder(order))
+}
+
+// sortedRuns reports whether recs are in run order.
+func sortedRuns(recs []SweepRecord, order map[string]int) bool {
+	return slices.IsSortedFunc(recs, runOrder(order))
+}
+
+// runOrder compares runs by point (in order), then replication.
+func runOrder(order map[string]int) func(a, b SweepRecord) int {
+	return func(a, b SweepRecord) int {
+		if c := cmp.Compare(order[a.Point], order[b.Point]); c != 0 {
+			return c
 		}
-		return recs[i].Rep < recs[j].Rep
-	})
+		return cmp.Compare(a.Rep, b.Rep)
+	}
 }
 
 func sortedPoints(m map[string]PointInfo, order map[string]int) []PointInfo {

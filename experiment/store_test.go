@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,6 +134,7 @@ func TestStoreResumeAfterCrash(t *testing.T) {
 			}
 			fill(t, st, sw, meta.Shard, 5)
 			st.closeFiles() // killed: no Close, points.jsonl in preparation order
+			st.unlock()     // and the kernel drops the lock
 			c.crash(t, dir)
 			if _, err := OpenStore(dir, meta, false); err == nil || !strings.Contains(err.Error(), "--resume") {
 				t.Fatalf("reopening a store with runs without resume: %v", err)
@@ -215,11 +218,11 @@ func TestMergeShards(t *testing.T) {
 		shards = append(shards, d)
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	rep, err := Merge(out, append(shards, shards[1]))
+	rep, err := Merge(out, shards)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Runs != 12 || rep.Missing != 0 || rep.Duplicates != 4 {
+	if rep.Runs != 12 || rep.Missing != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 	sameFiles(t, whole, out)
@@ -262,5 +265,210 @@ func TestReadStoreRejectsCorruptLines(t *testing.T) {
 	appendFile(t, filepath.Join(dir, RunsJSONL), []byte("{\"point\":\"protocol.kind=mlog\",\"rep\":0}\n"))
 	if _, err := ReadStore(dir); err == nil || !strings.Contains(err.Error(), "not a point of the sweep") {
 		t.Fatalf("unknown point: %v", err)
+	}
+}
+
+// Overlapping stores are refused, not deduplicated: the same run in two
+// stores may come from two builds, and keeping either one would hide it.
+// A refused merge leaves nothing behind.
+func TestMergeRefusesOverlap(t *testing.T) {
+	sw, meta := storeSweep(t)
+	store := func(s Shard) string {
+		m := meta
+		m.Shard = s
+		d := t.TempDir()
+		writeStore(t, d, sw, m)
+		return d
+	}
+	s03, s13, s23 := store(Shard{0, 3}), store(Shard{1, 3}), store(Shard{2, 3})
+	s02, s12, s14, s34 := store(Shard{0, 2}), store(Shard{1, 2}), store(Shard{1, 4}), store(Shard{3, 4})
+	whole := store(Shard{})
+	for _, c := range []struct {
+		name string
+		dirs []string
+		want string // "" = merges
+	}{
+		{"all shards", []string{s03, s13, s23}, ""},
+		{"mixed counts without overlap", []string{s02, s14, s34}, ""},
+		{"shard given twice", []string{s03, s13, s23, s13}, "overlap"},
+		{"whole and a shard", []string{whole, s13}, "overlap"},
+		{"shards of different counts", []string{s03, s02}, "overlap"},
+		{"whole and its halves", []string{s02, s12, whole}, "overlap"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			_, err := Merge(out, c.dirs)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameFiles(t, whole, out)
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+				t.Fatalf("a refused merge left %s behind: %v", out, serr)
+			}
+		})
+	}
+}
+
+// A merge interrupted before its rename leaves the output directory as it
+// was, so running it again succeeds; a directory holding anything else is
+// refused rather than mixed with.
+func TestMergeOutput(t *testing.T) {
+	sw, meta := storeSweep(t)
+	whole := t.TempDir()
+	writeStore(t, whole, sw, meta)
+
+	empty := t.TempDir() // an existing empty directory is fine
+	if _, err := Merge(empty, []string{whole}); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, whole, empty)
+
+	// what a merge killed half-way through writing leaves: its temporary
+	// directory inside the output, none of the output
+	out := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(filepath.Join(out, mergeTmp+"123"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, mergeTmp+"123", RunsJSONL), []byte("{\"point\""), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(out, []string{whole}); err != nil {
+		t.Fatalf("merge after an interrupted one: %v", err)
+	}
+	sameFiles(t, whole, out)
+	if ents, err := os.ReadDir(out); err != nil || len(ents) != len(storeFiles) {
+		t.Fatalf("the merged store holds %d files, want %d: %v", len(ents), len(storeFiles), err)
+	}
+
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(other, []string{whole}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("merging into a directory holding other files: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(other, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Fatalf("the other files were touched: %q %v", b, err)
+	}
+}
+
+// Two sweeps writing one store at once would interleave their rows and
+// repeat runs: the second is refused while the first holds the store, and
+// the store is free again once it is closed.
+func TestStoreRefusesConcurrentWriters(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	sw, meta := storeSweep(t)
+	dir := t.TempDir()
+	st, err := OpenStore(dir, meta, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, st, sw, meta.Shard, 3)
+	for _, resume := range []bool{false, true} {
+		if _, err := OpenStore(dir, meta, resume); err == nil || !strings.Contains(err.Error(), "another ftsim sweep is writing it") {
+			t.Fatalf("resume=%v: a second writer: %v", resume, err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = OpenStore(dir, meta, true)
+	if err != nil {
+		t.Fatalf("after the first writer closed: %v", err)
+	}
+	fill(t, st, sw, meta.Shard, 0)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole := t.TempDir()
+	writeStore(t, whole, sw, meta)
+	sameFiles(t, whole, dir)
+}
+
+// Runs appended as they finish, out of run order, are read back in run
+// order, and Close leaves the store an in-order sweep writes.
+func TestStoreSortsRunsOnClose(t *testing.T) {
+	sw, meta := storeSweep(t)
+	whole := t.TempDir()
+	writeStore(t, whole, sw, meta)
+	res, err := ReadStore(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	st, err := OpenStore(dir, meta, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(res.Points) - 1; i >= 0; i-- {
+		if err := st.AddPoint(res.Points[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := len(res.Records) - 1; i >= 0; i-- {
+		if err := st.Append(res.Records[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open, err := ReadStore(dir) // as a plot of a running or killed sweep reads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(open.Records, res.Records, func(a, b SweepRecord) bool { return a.Key() == b.Key() }) {
+		t.Fatal("ReadStore of a store written out of order does not give run order")
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, whole, dir)
+	if recs := st.Records(); !sortedRuns(recs, st.order) {
+		t.Fatal("Records after Close are not in run order")
+	}
+}
+
+// A run written to runs.jsonl stays stored when its CSV row fails to be
+// written: Close, putting the runs in order, must not drop it.
+func TestStoreKeepsRunWhoseCSVRowFailed(t *testing.T) {
+	sw, meta := storeSweep(t)
+	whole := t.TempDir()
+	writeStore(t, whole, sw, meta)
+	res, err := ReadStore(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	st, err := OpenStore(dir, meta, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{2, 1} { // out of order, as runs finish
+		if err := st.Append(res.Records[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.csv.Close() // CSV writes fail from here on; syncs still succeed
+	if st.csv, err = os.Open(filepath.Join(dir, RunsCSV)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Append(res.Records[0]); err == nil {
+		t.Fatal("a failed CSV write was not reported")
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Records) != 3 || got.Records[0].Key() != res.Records[0].Key() {
+		t.Fatalf("stored %d runs, want all 3, in order", len(got.Records))
 	}
 }

@@ -355,6 +355,12 @@ type RunOptions struct {
 	Prepared func(*SweepPoint, *Point) error
 	// Progress, if set, receives progress reports (see NewProgress).
 	Progress io.Writer
+	// Finished, if set, is called with each record as soon as its run and
+	// its point's fault-free run are done, in the order runs finish, before
+	// emit receives it in run order. A result store appends here: a run that
+	// finished while an earlier, slower one was still going would otherwise
+	// wait in memory for it, and be lost to a kill and run again on resume.
+	Finished func(SweepRecord) error
 }
 
 // preparedPoint is a point of a running sweep. It is prepared in two stages,
@@ -370,8 +376,9 @@ type preparedPoint struct {
 	once, ffOnce sync.Once
 	p            *Point
 	err, ffErr   error
-	ffDone       bool // seen by the collector: the fault-free job reported
-	left         int  // records still to emit (collector only)
+	ffDone       bool  // seen by the collector: the fault-free job reported
+	left         int   // records still to build (collector only)
+	held         []int // slots whose results wait for ffDone (collector only)
 }
 
 // sweepJob is a job of Sweep.Run: a pending run (its slot in todo), or the
@@ -381,11 +388,12 @@ type sweepJob struct {
 }
 
 // Run executes the pending runs of o.Shard on a pool of workers shared by all
-// points, and calls emit with each record in run order, as soon as it and
-// every earlier pending run are done: the output is the same whatever the
-// number of workers, and an interrupted sweep leaves a prefix of it. It
-// stops at the first error (a failed Prepare, Run or emit) or when ctx is
-// cancelled, without waiting for runs in progress.
+// points, passes each record to o.Finished as soon as it is done, and calls
+// emit with each record in run order, as soon as it and every earlier pending
+// run are done: the output is the same whatever the number of workers, and
+// an interrupted sweep leaves a prefix of it. It stops at the first error (a
+// failed Prepare, Run, Finished or emit) or when ctx is cancelled, without
+// waiting for runs in progress.
 func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -413,6 +421,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	var prog *Progress
 	if o.Progress != nil {
 		prog = NewProgress(o.Progress, len(todo))
+		defer prog.Stop()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -484,7 +493,27 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}
 	}()
 
-	results := map[int]sim.Result{}
+	results := map[int]sim.Result{} // slot → result waiting for its point's fault-free run
+	recs := map[int]SweepRecord{}   // slot → record waiting for its turn to be emitted
+	build := func(slot int) error {
+		k := todo[slot]
+		pi, rep := k/sw.Reps, k%sw.Reps
+		pp := &pts[pi]
+		res := results[slot]
+		delete(results, slot)
+		rec := SweepRecord{Point: sw.Points[pi].ID, Record: newRecord(pp.p, rep, pp.p.Seed(rep), &res)}
+		if pp.left--; pp.left == 0 {
+			pp.p = nil
+		}
+		recs[slot] = rec
+		if prog != nil {
+			prog.Add(1)
+		}
+		if o.Finished != nil {
+			return o.Finished(rec)
+		}
+		return nil
+	}
 	next := 0
 	for next < len(todo) {
 		var d done
@@ -496,31 +525,35 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		if d.err != nil {
 			return d.err
 		}
+		// build the records that are done, once their point's fault-free time is known
 		if d.job.slot < 0 {
-			pts[d.job.ff].ffDone = true
+			pp := &pts[d.job.ff]
+			pp.ffDone = true
+			for _, slot := range pp.held {
+				if err := build(slot); err != nil {
+					return err
+				}
+			}
+			pp.held = nil
 		} else {
 			results[d.job.slot] = d.res
-		}
-		// emit what is done, in order, once its point's fault-free time is known
-		for next < len(todo) {
-			k := todo[next]
-			pi, rep := k/sw.Reps, k%sw.Reps
-			res, ok := results[next]
-			pp := &pts[pi]
-			if !ok || !pp.ffDone {
-				break
-			}
-			delete(results, next)
-			next++
-			rec := SweepRecord{Point: sw.Points[pi].ID, Record: newRecord(pp.p, rep, pp.p.Seed(rep), &res)}
-			if pp.left--; pp.left == 0 {
-				pp.p = nil
-			}
-			if err := emit(rec); err != nil {
+			pp := &pts[todo[d.job.slot]/sw.Reps]
+			if !pp.ffDone {
+				pp.held = append(pp.held, d.job.slot)
+			} else if err := build(d.job.slot); err != nil {
 				return err
 			}
-			if prog != nil {
-				prog.Add(1)
+		}
+		// emit what is built, in order
+		for next < len(todo) {
+			rec, ok := recs[next]
+			if !ok {
+				break
+			}
+			delete(recs, next)
+			next++
+			if err := emit(rec); err != nil {
+				return err
 			}
 		}
 	}

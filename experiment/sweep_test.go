@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"ftsim/scenarios"
 )
@@ -319,4 +320,89 @@ func pointIndex(sw *Sweep, id string) int {
 		}
 	}
 	return -1
+}
+
+// A bar cut short by an interruption ends its line, so that the error after
+// it starts a line of its own; a finished bar, or none, adds nothing.
+func TestProgressStop(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		tty       bool
+		done, tot int
+		want      bool // a newline
+	}{
+		{"interrupted bar", true, 3, 10, true},
+		{"finished bar", true, 10, 10, false},
+		{"plain lines", false, 3, 10, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			p := NewProgress(&b, c.tot)
+			p.tty, p.interval = c.tty, 0
+			p.Add(c.done)
+			n := b.Len()
+			p.Stop()
+			if got := b.Len() > n && strings.HasSuffix(b.String(), "\n"); got != c.want {
+				t.Fatalf("newline on Stop %v, want %v: %q", got, c.want, b.String())
+			}
+		})
+	}
+}
+
+// A run that finishes while an earlier one is held up reaches Finished at
+// once, rather than waiting in memory (where a kill would lose it) for the
+// earlier one; emit still gets every record in run order, after Finished.
+func TestSweepRunFinishedAtOnce(t *testing.T) {
+	sw, err := NewSweep(smallScenario(t), []Vary{{"protocol.kind", []string{"none", "cpr"}}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := make(chan struct{})
+	var once sync.Once
+	var mu sync.Mutex
+	finished := map[RunKey]bool{}
+	o := RunOptions{Workers: 4, // ff0, ff1 and point 0's two runs: a worker is left for point 1's
+		Prepared: func(sp *SweepPoint, _ *Point) error {
+			if sp.Index > 0 {
+				return nil
+			}
+			select { // hold up the first point until a run of the second is recorded
+			case <-later:
+				return nil
+			case <-time.After(20 * time.Second):
+				return errors.New("no run of the second point was recorded while the first was held up")
+			}
+		},
+		Finished: func(r SweepRecord) error {
+			mu.Lock()
+			finished[r.Key()] = true
+			mu.Unlock()
+			if r.Point == sw.Points[1].ID {
+				once.Do(func() { close(later) })
+			}
+			return nil
+		},
+	}
+	var emitted []RunKey
+	err = sw.Run(context.Background(), o, func(r SweepRecord) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !finished[r.Key()] {
+			t.Errorf("%v emitted before Finished got it", r.Key())
+		}
+		emitted = append(emitted, r.Key())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []RunKey
+	for _, p := range sw.Points {
+		for rep := 0; rep < sw.Reps; rep++ {
+			want = append(want, RunKey{p.ID, rep})
+		}
+	}
+	if !slices.Equal(emitted, want) || len(finished) != len(want) {
+		t.Fatalf("emitted %v, want %v; %d finished", emitted, want, len(finished))
+	}
 }

@@ -142,6 +142,9 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 		}
 		return stdout.Flush()
 	})
+	if err != nil && ctx.Err() != nil {
+		return interrupted(ctx)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -158,7 +159,10 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 		opts.Prepared = func(sp *experiment.SweepPoint, p *experiment.Point) error {
 			return st.AddPoint(experiment.NewPointInfo(sp, p))
 		}
-		emit = st.Append
+		// stored as each finishes, so an interruption loses none; the
+		// summary reads them back from the store
+		opts.Finished = st.Append
+		emit = func(experiment.SweepRecord) error { return nil }
 	}
 	w := cmd.OutOrStdout()
 	if o.format == "json" || o.format == "csv" {
@@ -179,6 +183,9 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runErr := sw.Run(ctx, opts, emit)
+	if runErr != nil && ctx.Err() != nil {
+		runErr = interrupted(ctx) // rather than a bare "context canceled"
+	}
 	if st != nil {
 		if err := st.Close(); err != nil && runErr == nil {
 			runErr = err
@@ -187,8 +194,12 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	}
 	if runErr != nil {
 		if st != nil && len(recs) > 0 {
-			return fmt.Errorf("%w\n%d of %d runs of this shard are stored in %s; run the same command with --resume to continue",
-				runErr, len(recs), mine, o.out)
+			of := "of the sweep"
+			if mine != total {
+				of = "of this shard"
+			}
+			return fmt.Errorf("%w\n%d of %d runs %s are stored in %s; run the same command with --resume to continue",
+				runErr, len(recs), mine, of, o.out)
 		}
 		return runErr
 	}
@@ -204,6 +215,11 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 		}
 	}
 	return nil
+}
+
+// interrupted is the error of a command stopped by a signal, naming it.
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("interrupted: %v", context.Cause(ctx))
 }
 
 // sweepMeta describes the sweep for meta.json. The base file is identified

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -192,6 +193,14 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"sweep", p, "--vary", "cluster.nodes=1,-2"}, "cluster.nodes"},
 		{[]string{"sweep", p, "--vary", "protocol.kind=none,magic"}, "magic"},
 		{[]string{"sweep", p, "--shard", "2/2"}, "--shard"},
+		{[]string{"sweep", p, "--shard", "3/2"}, "--shard 3/2"},
+		{[]string{"sweep", p, "--shard", "0/0"}, "--shard 0/0"},
+		{[]string{"sweep", p, "--shard", "a/b"}, "--shard a/b"},
+		{[]string{"sweep", p, "--shard", "-1/2"}, "--shard -1/2"},
+		{[]string{"sweep", p, "--reps", "-1"}, "--reps"},
+		{[]string{"sweep", p, "--vary", "cluster.nodes=1,1"}, "given twice"},
+		{[]string{"sweep", p, "--vary", "cluster.nodes=1", "--vary", "cluster.nodes=2"}, "varied twice"},
+		{[]string{"sweep", p, "--out", filepath.Join(writeScenario(t, tiny), "x")}, "not a directory"},
 		{[]string{"sweep", p, "--resume"}, "need --out"},
 		{[]string{"sweep", "no-such.toml"}, "no-such.toml"},
 		{[]string{"plot", notStore}, "meta.json"},
@@ -245,5 +254,79 @@ func TestPlotFigureKinds(t *testing.T) {
 				t.Errorf("output:\n%s", out)
 			}
 		})
+	}
+}
+
+// Merging overlapping or mismatched stores is refused, naming what is wrong;
+// so is resuming a store of another sweep or shard.
+func TestMergeAndResumeRefusals(t *testing.T) {
+	p := writeScenario(t, tiny)
+	other := writeScenario(t, strings.Replace(tiny, "generations = 5", "generations = 6", 1))
+	tmp := t.TempDir()
+	store := func(name string, args ...string) string {
+		d := filepath.Join(tmp, name)
+		mustRun(t, append([]string{"sweep", "--out", d}, args...)...)
+		return d
+	}
+	s0 := store("s0", append([]string{p, "--shard", "0/2"}, sweepArgs...)...)
+	s1 := store("s1", append([]string{p, "--shard", "1/2"}, sweepArgs...)...)
+	t0 := store("t0", append([]string{p, "--shard", "0/3"}, sweepArgs...)...)
+	o1 := store("o1", append([]string{other, "--shard", "1/2"}, sweepArgs...)...)
+	v1 := store("v1", p, "--vary", "cluster.nodes=1,3", "--vary", "protocol.kind=none,cpr", "--reps", "2", "--shard", "1/2")
+	r1 := store("r1", p, "--vary", "cluster.nodes=1,2", "--vary", "protocol.kind=none,cpr", "--reps", "3", "--shard", "1/2")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"shard twice", []string{s0, s1, s0}, "overlap"},
+		{"shards of different counts", []string{s0, s1, t0}, "overlap"},
+		{"different scenario", []string{s0, o1}, "base scenario differs"},
+		{"different --vary", []string{s0, v1}, "--vary keys differ"},
+		{"different --reps", []string{s0, r1}, "replications differ"},
+		{"into a store", []string{s1, s0}, "already holds"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "merged")
+			if c.name == "into a store" {
+				out = c.args[0]
+				c.args = c.args[1:]
+			}
+			_, _, err := executeSweep(append([]string{"merge", out}, c.args...)...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"different scenario", append([]string{other, "--shard", "0/2"}, sweepArgs...), "base scenario differs"},
+		{"different shard", append([]string{p, "--shard", "1/2"}, sweepArgs...), "holds shard 0/2"},
+		{"different --vary", []string{p, "--vary", "cluster.nodes=1,3", "--vary", "protocol.kind=none,cpr", "--reps", "2", "--shard", "0/2"}, "--vary keys differ"},
+	} {
+		t.Run("resume "+c.name, func(t *testing.T) {
+			_, _, err := executeSweep(append([]string{"sweep", "--out", s0, "--resume"}, c.args...)...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A sweep stopped by a signal says so, not "context canceled".
+func TestSweepInterrupted(t *testing.T) {
+	p := writeScenario(t, tiny)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"sweep", p, "--out", filepath.Join(t.TempDir(), "out")}, sweepArgs...))
+	if err := root.ExecuteContext(ctx); err == nil || !strings.HasPrefix(err.Error(), "interrupted: ") {
+		t.Fatalf("error %v, want it to start with \"interrupted: \"", err)
 	}
 }
