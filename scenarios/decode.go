@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -196,6 +197,15 @@ func (w *walker) leaf(n node, v reflect.Value, signed bool) error {
 			return w.errorf(n, "must be ≥ 0, got %d", x)
 		}
 	}
+	if w.params && float(v.Type()) {
+		// TOML has nan and inf; no workload or protocol parameter means
+		// them, and a NaN passes every "x < 0" check the packages make.
+		var raw any
+		_ = w.doc.md.PrimitiveDecode(n.p, &raw)
+		if x, ok := firstNonFinite(raw); ok {
+			return w.errorf(n, "must be finite, got %g", x)
+		}
+	}
 	// Decode into a fresh value and assign it: BurntSushi decodes a slice
 	// into the existing backing array and merges into an existing map,
 	// which would write through to a caller's preset defaults or to a
@@ -275,6 +285,19 @@ func (w *walker) mismatch(p toml.Primitive, t reflect.Type, err error) string {
 	if want, got := goTypeOf(t), w.rawType(p); want != "" && want != got {
 		return "want " + want + ", got " + got
 	}
+	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		// BurntSushi would say "incompatible types: TOML value has type
+		// string; destination has type integer": name the element.
+		var raw []any
+		if w.doc.md.PrimitiveDecode(p, &raw) == nil {
+			want := goTypeOf(t.Elem())
+			for i, e := range raw {
+				if got := tomlTypeOf(e); want != "" && !compatible(want, got) {
+					return fmt.Sprintf("want an array of %s, but element %d is %s", plural(want), i, got)
+				}
+			}
+		}
+	}
 	msg := strings.TrimPrefix(err.Error(), "toml: ")
 	if _, rest, ok := strings.Cut(msg, "): "); ok {
 		msg = rest
@@ -295,10 +318,24 @@ func goTypeOf(t reflect.Type) string {
 		return "a boolean"
 	case reflect.Slice, reflect.Array:
 		return "an array"
+	case reflect.Float32, reflect.Float64:
+		return "a number" // integers decode into floats, so never reached with one
 	case reflect.Map, reflect.Struct:
 		return "a table"
 	}
-	return "" // floats take integers too; interfaces take anything
+	return "" // interfaces take anything
+}
+
+// compatible reports whether a TOML value of type got (as tomlTypeOf names
+// it) decodes into a field that wants want (as goTypeOf names it).
+func compatible(want, got string) bool {
+	return want == got || want == "a number" && (got == "a float" || got == "an integer")
+}
+
+// plural turns "an integer" into "integers" for messages about arrays.
+func plural(what string) string {
+	_, noun, _ := strings.Cut(what, " ")
+	return noun + "s"
 }
 
 // fieldInfo is a struct field as the decoder sees it.
@@ -414,6 +451,36 @@ func integer(t reflect.Type) bool {
 			return false
 		}
 	}
+}
+
+// float reports whether t is a float type, or a slice, array or pointer of
+// them.
+func float(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Pointer:
+			t = t.Elem()
+		case reflect.Float32, reflect.Float64:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// firstNonFinite returns the first NaN or infinity in a raw TOML value.
+func firstNonFinite(raw any) (float64, bool) {
+	switch v := raw.(type) {
+	case float64:
+		return v, math.IsNaN(v) || math.IsInf(v, 0)
+	case []any:
+		for _, e := range v {
+			if x, ok := firstNonFinite(e); ok {
+				return x, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // firstNegative returns the first negative integer in a raw TOML value.

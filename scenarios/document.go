@@ -39,16 +39,75 @@ func parseDocument(src source, text string) (doc *document, err error) {
 			doc, err = nil, src.errorf(0, "", "TOML parser failed: %v", r)
 		}
 	}()
+	if line := tooDeep(text); line > 0 {
+		return nil, src.errorf(line, "", "keys or inline tables nested more than %d deep", maxKeyDepth)
+	}
 	doc = &document{src: src, text: text}
 	doc.md, err = toml.Decode(text, &doc.top)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, src.errorf(pe.Position.Line, "", "%s", pe.Message)
+			return nil, src.errorf(pe.Position.Line, literalKey(pe), "%s", pe.Message)
 		}
 		return nil, src.errorf(0, "", "%v", err)
 	}
 	return doc, nil
+}
+
+// maxKeyDepth bounds the parts of a dotted key (a.b.c) and the nesting of
+// inline tables ({a = {b = ...}}). Scenario keys are a few levels deep;
+// BurntSushi's memory grows with the square of the depth, so a few hundred
+// kilobytes of a.a.a... used to exhaust memory before it could fail.
+const maxKeyDepth = 32
+
+// tooDeep returns the line on which text first nests keys deeper than
+// maxKeyDepth, or 0. It runs before parsing, on any text: strings and
+// comments are skipped, and a run of dots counts as one key unless
+// something other than key characters, strings and blanks separates them.
+func tooDeep(text string) int {
+	line, braces, dots := 1, 0, 0
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == '"' || c == '\'':
+			i, line = skipString(text, i, line)
+			continue
+		case c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+			continue
+		case c == '\n':
+			line, dots = line+1, 0
+		case c == '.':
+			dots++
+		case c == '{':
+			braces, dots = braces+1, 0
+		case c == '}':
+			braces, dots = braces-1, 0
+		case c == ' ' || c == '\t' || c == '\r' || isKeyRune(rune(c)):
+		default:
+			dots = 0
+		}
+		if dots >= maxKeyDepth || braces > maxKeyDepth {
+			return line
+		}
+		i++
+	}
+	return 0
+}
+
+// literalKey returns the key whose value a syntax error is in, when the
+// error is about a number literal ("1e400 is out of range for float64").
+// BurntSushi's LastKey is that key while a value is parsed, but may be the
+// previous one for errors in keys and table headers, so it is used only for
+// these messages.
+func literalKey(pe toml.ParseError) string {
+	m := pe.Message
+	if strings.Contains(m, " is out of range for ") || strings.HasPrefix(m, "Invalid integer") || strings.HasPrefix(m, "Invalid float") {
+		return pe.LastKey
+	}
+	return ""
 }
 
 // pos is where a key's value starts in a document.

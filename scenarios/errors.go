@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is a problem with user input: a scenario file, an override or a
@@ -50,9 +51,19 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// keyNamed reports whether the file or the message already names e.Key.
+// keyNamed reports whether the file or the message already names e.Key,
+// quoted or as the message's subject ("workload.width and height must
+// ...", "workload.offset must be [x, y]").
 func (e *Error) keyNamed() bool {
-	return e.File == "--set "+e.Key || strings.Contains(e.Msg, strconv.Quote(e.Key))
+	if e.File == "--set "+e.Key || strings.Contains(e.Msg, strconv.Quote(e.Key)) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(e.Msg, e.Key)
+	if !ok {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest != "" && !isKeyRune(r) && r != '['
 }
 
 // source says where a TOML document came from, so that errors can point

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,7 +18,7 @@ import (
 // a workload's files through Scenario.Resolve) resolve against the file's
 // directory.
 func Load(path string, overrides []string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -25,6 +27,28 @@ func Load(path string, overrides []string) (*Scenario, error) {
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
 	return parse(path, filepath.Dir(path), data, overrides)
+}
+
+// MaxFileBytes bounds a scenario file. Scenarios are a few kilobytes; the
+// bound keeps a wrong path (a disk image, /dev/zero) from exhausting
+// memory before the TOML parser can object.
+const MaxFileBytes = 64 << 20
+
+// readFile reads at most MaxFileBytes of the file at path.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("larger than %d MiB: not a scenario file", MaxFileBytes>>20)
+	}
+	return data, nil
 }
 
 // Parse is Load for a scenario already in memory; name is what errors

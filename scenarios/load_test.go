@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -149,6 +150,8 @@ func TestBadValues(t *testing.T) {
 			`x.toml:2: cluster.nodes: nodes + spares must be ≤ 16777216, got 100000000 + 0`},
 		{"reps", "reps = 0\n", nil,
 			`x.toml:1: reps: must be ≥ 1, got 0`},
+		{"huge reps", "reps = 99999999999\n", nil, // was an out-of-memory kill
+			`x.toml:1: reps: must be ≤ 1048576, got 99999999999`},
 		{"negative duration", "[failures]\ndistribution = \"exponential\"\n\n\n\n\nnode_mtbf = \"-5y\"\n", nil,
 			`x.toml:7: failures.node_mtbf: negative duration "-5y"`},
 		{"negative duration number", "[cluster]\nspare_boot = -1\n", nil,
@@ -165,6 +168,10 @@ func TestBadValues(t *testing.T) {
 			`x.toml:2: network.cpu_load: must be in [0, 1], got NaN`},
 		{"cpu_load", "[network]\ncpu_load = 1.5\n", nil,
 			`x.toml:2: network.cpu_load: must be in [0, 1], got 1.5`},
+		{"string for float", "[cluster]\nrate = \"fast\"\n", nil, // was BurntSushi's "incompatible types: ..."
+			`x.toml:2: cluster.rate: want a number, got a string`},
+		{"exponent too long", "[failures]\nnode_mtbf = \"1e400s\"\n", nil,
+			`x.toml:2: failures.node_mtbf: invalid duration "1e400s": exponent out of range (at most two digits)`},
 		{"wrong type", "[cluster]\nnodes = \"many\"\n", nil,
 			`x.toml:2: cluster.nodes: want an integer, got a string`},
 		{"float for int", "[cluster]\nnodes = 1.5\n", nil,
@@ -227,6 +234,21 @@ func TestBadValues(t *testing.T) {
 			`x.toml:1: protocol: want a table, got a string`},
 		{"syntax", "[cluster]\nnodes = = 3\n", nil,
 			`x.toml:2: expected value but found '=' instead`},
+		{"float out of range", "[cluster]\n\nrate = 1e400\n", nil, // named no key
+			`x.toml:3: cluster.rate: 1e400 is out of range for float64`},
+		{"integer out of range", "[cluster]\nnodes = 99999999999999999999\n", nil,
+			`x.toml:2: cluster.nodes: 99999999999999999999 is out of range for int64`},
+		{"bad integer in inline table", "cluster = {nodes = 1_}\n", nil,
+			`x.toml:1: cluster.nodes: Invalid integer "1_": underscores must be surrounded by digits`},
+		// These used to exhaust memory inside the TOML parser.
+		{"deep dotted key", "seed = 1\n" + strings.Repeat("a.", 10000) + "a = 1\n", nil,
+			`x.toml:2: keys or inline tables nested more than 32 deep`},
+		{"deep quoted key", strings.Repeat("'a' . ", 40) + "a = 1\n", nil,
+			`x.toml:1: keys or inline tables nested more than 32 deep`},
+		{"deep inline tables", "a = " + strings.Repeat("{b = ", 10000) + "1" + strings.Repeat("}", 10000) + "\n", nil,
+			`x.toml:1: keys or inline tables nested more than 32 deep`},
+		{"deep but in strings", "name = \"" + strings.Repeat("a.", 100) + "\" # " + strings.Repeat("{.", 100) + "\nseed = \"x\"\n", nil,
+			`x.toml:2: seed: want an integer, got a string`},
 		{"duplicate key", "seed = 1\nseed = 2\n", nil,
 			`x.toml:2: Key 'seed' has already been defined.`},
 	})
@@ -395,6 +417,13 @@ func TestLoadErrors(t *testing.T) {
 	_, err = Load("testdata/full.toml", []string{"workload.kind=life", "cluster.nodes=4", "cluster.spares=1"})
 	if err == nil || err.Error() != "testdata/full.toml:38: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
 		t.Errorf("Load = %v", err)
+	}
+	// An endless file used to be read whole: an out-of-memory crash.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err = Load("/dev/zero", nil)
+		if err == nil || err.Error() != "/dev/zero: larger than 64 MiB: not a scenario file" {
+			t.Errorf("Load /dev/zero = %v", err)
+		}
 	}
 }
 

@@ -110,7 +110,8 @@ func (sec *Section) Has(key string) bool {
 // with no field, a key spelled in another case, a value of the wrong type
 // and a negative integer are errors naming the file, line and key.
 // Integer fields may hold negative values only when tagged
-// `ftsim:"signed"`; Duration, Size and Rate are never negative. On error v
+// `ftsim:"signed"`; Duration, Size and Rate are never negative; float
+// fields never hold nan or inf. On error v
 // may be partly filled.
 func (sec *Section) Decode(v any) error {
 	rv := reflect.ValueOf(v)
@@ -149,26 +150,96 @@ func (sec *Section) Decode(v any) error {
 // Errorf returns an *Error about key of the section ("width", or a dotted
 // "pattern.file") located where the key was last set, for values that
 // decode but are wrong for the workload or protocol. The key printed is
-// the full one ("workload.width").
+// the full one ("workload.width"). A key the scenario does not set is
+// located at the section (its kind's line), so that the error still names
+// the file.
+//
+// An empty key means the section as a whole, for errors of a workload or
+// protocol built from its keys. When the message starts by naming one of
+// the section's keys, as the workload packages write them
+// ("workload.tsplib: f.tsp:3: ..."), the error is located at that key.
 func (sec *Section) Errorf(key, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
 	if sec == nil {
-		return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+		return &Error{Key: key, Msg: msg}
 	}
-	full := cmp.Or(sec.name, sec.table) + "." + key
+	if key == "" {
+		key, msg = sec.keyOf(msg)
+	}
+	full := cmp.Or(sec.name, sec.table)
+	if key != "" {
+		full += "." + key
+	}
 	switch {
 	case key == "kind" && sec.kindAt != (origin{}):
-		return sec.kindAt.src.errorf(sec.kindAt.line, full, format, args...)
+		return sec.kindAt.src.errorf(sec.kindAt.line, full, "%s", msg)
 	case key == "label" && sec.labelAt != (origin{}):
-		return sec.labelAt.src.errorf(sec.labelAt.line, full, format, args...)
+		return sec.labelAt.src.errorf(sec.labelAt.line, full, "%s", msg)
 	}
 	top, _, _ := strings.Cut(key, ".")
 	for i := len(sec.layers) - 1; i >= 0; i-- {
 		l := sec.layers[i]
 		if line, ok := l.lines[top]; ok {
-			return l.src.errorf(line, l.name()+"."+key, format, args...)
+			return l.src.errorf(line, l.name()+"."+key, "%s", msg)
 		}
 	}
-	return &Error{Key: full, Msg: fmt.Sprintf(format, args...)}
+	if o := sec.at(); o != (origin{}) {
+		return o.src.errorf(o.line, full, "%s", msg)
+	}
+	return &Error{Key: full, Msg: msg}
+}
+
+// keyOf finds the key a message about the whole section starts with:
+// "workload.tsplib: rest" gives tsplib and rest, "workload: rest" gives ""
+// and rest. A key the section does not set, or one followed by more text
+// than a colon ("workload.width and height must ..."), leaves the message
+// whole, since it reads as a sentence.
+func (sec *Section) keyOf(msg string) (key, rest string) {
+	// Messages name the table as the scenario file's reader knows it:
+	// "protocol.every" also for an entry of [[protocols]].
+	base := strings.TrimSuffix(sec.table, "s")
+	after, ok := strings.CutPrefix(msg, base)
+	if !ok {
+		return "", msg
+	}
+	if r, ok := strings.CutPrefix(after, ": "); ok {
+		return "", r
+	}
+	after, ok = strings.CutPrefix(after, ".")
+	if !ok {
+		return "", msg
+	}
+	n := strings.IndexFunc(after, func(r rune) bool { return !isKeyRune(r) })
+	if n <= 0 {
+		return "", msg
+	}
+	k := after[:n]
+	if !sec.Has(k) {
+		return "", msg
+	}
+	if r, ok := strings.CutPrefix(after[n:], ": "); ok {
+		return k, r
+	}
+	return k, msg
+}
+
+// isKeyRune reports whether r can be part of a bare TOML key.
+func isKeyRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// at returns where the section was written: the line of its kind, else of
+// its first key; the zero origin when no document set it.
+func (sec *Section) at() origin {
+	if sec.kindAt != (origin{}) {
+		return sec.kindAt
+	}
+	for _, l := range sec.layers {
+		if len(l.keys) > 0 {
+			return origin{src: l.src, line: l.lines[l.keys[0]]}
+		}
+	}
+	return origin{}
 }
 
 // clone returns a copy that can be changed (kind, new layers) without

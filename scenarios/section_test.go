@@ -10,6 +10,8 @@ import (
 // lifeParams stands for a workload package's parameter struct.
 type lifeParams struct {
 	Width    int64             `toml:"width"`
+	CellOps  float64           `toml:"cell_ops"`
+	Window   []float64         `toml:"window"`
 	Boundary string            `toml:"boundary"`
 	Offset   []int64           `toml:"offset" ftsim:"signed"`
 	Dims     []int             `toml:"dims"`
@@ -116,10 +118,19 @@ func TestSectionDecodeErrors(t *testing.T) {
 			`x.toml:2: workload.count: must be ≥ 0, got -1`},
 		{"negative duration", "[workload]\nstep_cost = \"-1s\"\n", nil,
 			`x.toml:2: workload.step_cost: negative duration "-1s"`},
+		// NaN and inf passed the packages' "x < 0" checks and ran.
+		{"nan float", "[workload]\ncell_ops = nan\n", nil,
+			`x.toml:2: workload.cell_ops: must be finite, got NaN`},
+		{"inf in float slice", "[workload]\nwindow = [0, -inf]\n", nil,
+			`x.toml:2: workload.window: must be finite, got -Inf`},
+		{"override inf", "", []string{"workload.cell_ops=inf"},
+			`--set workload.cell_ops: must be finite, got +Inf`},
 		{"type", "[workload]\nboundary = 3\n", nil,
 			`x.toml:2: workload.boundary: want a string, got an integer`},
 		{"array element type", "[workload]\noffset = [1, \"a\"]\n", nil,
-			`x.toml:2: workload.offset: incompatible types: TOML value has type string; destination has type integer`},
+			`x.toml:2: workload.offset: want an array of integers, but element 1 is a string`},
+		{"array element type float", "[workload]\noffset = [1, 2.5]\n", nil,
+			`x.toml:2: workload.offset: want an array of integers, but element 1 is a float`},
 		{"nested unknown", "[workload]\n[workload.pattern]\nfile = \"x\"\nfiel = \"y\"\n", nil,
 			`x.toml:4: unknown key "workload.pattern.fiel" (did you mean "file"?)`},
 		{"hidden field", "[workload]\nHidden = 3\n", nil,
@@ -186,14 +197,25 @@ func TestSectionErrorf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ key, want string }{
-		{"width", "x.toml:4: workload.width: bad"},
-		{"boundary", "--set workload.boundary: bad"},
-		{"kind", "x.toml:2: workload.kind: bad"},
-		{"absent", "workload.absent: bad"},
+	for _, tc := range []struct{ key, msg, want string }{
+		{"width", "bad", "x.toml:4: workload.width: bad"},
+		{"boundary", "bad", "--set workload.boundary: bad"},
+		{"kind", "bad", "x.toml:2: workload.kind: bad"},
+		// A key the file does not set: the section's line, so that the
+		// error still names the file (it used to print no location).
+		{"absent", "bad", "x.toml:2: workload.absent: bad"},
+		// The section as a whole, as experiment reports a workload that
+		// cannot be built: located at the key the message starts with
+		// (it used to print "workload.: workload.width: bad").
+		{"", "workload.width: bad", "x.toml:4: workload.width: bad"},
+		{"", "workload.width and height must be small", "x.toml:4: workload.width and height must be small"},
+		{"", "workload.boundary: bad", "--set workload.boundary: bad"},
+		{"", "workload: bad", "x.toml:2: workload: bad"},
+		{"", "workload.absent must be set", "x.toml:2: workload.absent must be set"},
+		{"", "held-karp: bad", "x.toml:2: workload: held-karp: bad"},
 	} {
-		if got := s.Workload.Errorf(tc.key, "bad").Error(); got != tc.want {
-			t.Errorf("Errorf(%q) = %q, want %q", tc.key, got, tc.want)
+		if got := s.Workload.Errorf(tc.key, "%s", tc.msg).Error(); got != tc.want {
+			t.Errorf("Errorf(%q, %q) = %q, want %q", tc.key, tc.msg, got, tc.want)
 		}
 	}
 }

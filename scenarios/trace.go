@@ -102,6 +102,10 @@ func traceColumns(text string) []string {
 // names exists (node < nodes + spares).
 func (s *Scenario) Trace() ([]TraceFailure, error) {
 	tr, err := LoadTrace(s.Failures.TraceFile)
+	if e, ok := err.(*Error); ok && e.Line == 0 {
+		// The file could not be read at all: point at the key naming it.
+		return nil, s.errorf("failures.trace_file", "%v", err)
+	}
 	if err != nil {
 		return nil, err
 	}

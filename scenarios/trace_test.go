@@ -77,6 +77,15 @@ func TestScenarioTrace(t *testing.T) {
 	if _, err := s.Trace(); err == nil || err.Error() != "testdata/trace.txt:3: node 3 does not exist: the cluster has nodes+spares = 3" {
 		t.Errorf("Trace = %v", err)
 	}
+	// A trace that cannot be read is blamed on the key naming it, which
+	// the error did not name.
+	s, err = Parse("x.toml", []byte("[failures]\ndistribution = \"trace\"\ntrace_file = \"testdata/none.txt\"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Trace(); err == nil || err.Error() != "x.toml:3: failures.trace_file: testdata/none.txt: no such file or directory" {
+		t.Errorf("Trace missing = %v", err)
+	}
 }
 
 // FuzzLoadTrace checks that no trace text makes the parser panic, that

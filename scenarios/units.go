@@ -509,6 +509,11 @@ func parseQuantity(what, s string) (neg bool, terms []term, err error) {
 		if n > maxNumberLen {
 			return false, nil, fmt.Errorf("invalid %s %q: number too long", what, s)
 		}
+		if longExponent(in[n:]) {
+			// scanNumber left the exponent as a unit: "1e400s" would
+			// read as an unknown unit "e".
+			return false, nil, fmt.Errorf("invalid %s %q: exponent out of range (at most two digits)", what, s)
+		}
 		t := term{text: in[:n], num: new(big.Rat)}
 		if _, ok := t.num.SetString(in[:n]); !ok {
 			return false, nil, fmt.Errorf("invalid %s %q: bad number %q", what, s, in[:n])
@@ -564,6 +569,16 @@ func scanNumber(s string) int {
 		}
 	}
 	return i
+}
+
+// longExponent reports whether s, the text after a number, is an exponent
+// that scanNumber did not take because it has more than two digits.
+func longExponent(s string) bool {
+	if s == "" || s[0] != 'e' && s[0] != 'E' {
+		return false
+	}
+	s = strings.TrimLeft(s[1:], "+-")
+	return len(s) > 2 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2])
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

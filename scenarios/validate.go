@@ -13,6 +13,10 @@ import (
 const (
 	MaxNodes = 1 << 24 // nodes + spares
 	MaxCores = 1 << 16 // cores per node
+	// MaxReps bounds reps: the runner lists every run of a sweep up
+	// front, so reps = 99999999999 would exhaust memory before the first
+	// run.
+	MaxReps = 1 << 20
 )
 
 // Enumerations of the fixed schema, in the order errors list them.
@@ -93,6 +97,7 @@ func (v *validator) oneOf(key, x string, allowed []string) {
 
 func (v *validator) top() {
 	v.atLeast("reps", v.s.Reps, 1)
+	v.check(v.s.Reps <= MaxReps, "reps", "must be ≤ %d, got %d", MaxReps, v.s.Reps)
 	v.duration("duration_limit", v.s.DurationLimit)
 }
 

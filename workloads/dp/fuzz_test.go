@@ -1,6 +1,7 @@
 package dp
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -130,4 +131,40 @@ func FuzzParseKnapsack(f *testing.F) {
 			}
 		}
 	})
+}
+
+// endless is a reader that repeats its text forever, like /dev/zero.
+type endless string
+
+func (e endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e[i%len(e)]
+	}
+	return len(p) - len(p)%len(e), nil
+}
+
+// TestParseEndlessInput feeds each parser an endless file: one endless
+// line, and endless valid lines. They used to read it all into memory
+// until the process was killed.
+func TestParseEndlessInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 64 MiB six times")
+	}
+	long := strings.Repeat("x", 1000)
+	for _, tc := range []struct {
+		name  string
+		parse func(io.Reader) error
+		lines string // a valid line to repeat
+	}{
+		{"FASTA", func(r io.Reader) error { _, err := ParseFASTA(r, "f"); return err }, ">x\n" + strings.Repeat("A", 1000) + "\n"},
+		{"TSPLIB", func(r io.Reader) error { _, err := ParseTSPLIB(r, "f"); return err }, "COMMENT: " + long + "\n"},
+		{"knapsack", func(r io.Reader) error { _, err := ParseKnapsackFile(r, "f"); return err }, "# " + long + "\n"},
+	} {
+		for _, in := range []endless{"A", endless(tc.lines)} {
+			err := tc.parse(in)
+			if err == nil || !strings.Contains(err.Error(), "file larger than 64 MiB") {
+				t.Errorf("%s on endless %.10q...: %v, want a file larger than 64 MiB", tc.name, string(in), err)
+			}
+		}
+	}
 }

@@ -34,13 +34,20 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.Name, e.Line, e.Msg)
 }
 
-// lineReader yields lines of any length (FASTA files often hold a whole
-// sequence on one line, beyond bufio.Scanner's token limit) without their
-// line terminator, counting line numbers.
+// MaxInputBytes bounds what the instance parsers read from one file. The
+// largest instances the workloads accept are far smaller; the bound keeps a
+// wrong path (a disk image, /dev/zero, a whole genome) from exhausting
+// memory in one endless line.
+const MaxInputBytes = 64 << 20
+
+// lineReader yields lines of any length up to MaxInputBytes (FASTA files
+// often hold a whole sequence on one line, beyond bufio.Scanner's token
+// limit) without their line terminator, counting line numbers.
 type lineReader struct {
 	name string
 	br   *bufio.Reader
 	line int
+	read int64 // bytes read so far
 }
 
 func newLineReader(r io.Reader, name string) *lineReader {
@@ -48,20 +55,31 @@ func newLineReader(r io.Reader, name string) *lineReader {
 }
 
 // next returns the next line; ok is false at the end of input. err is an I/O
-// error, already prefixed with the file name.
+// error, already prefixed with the file name, or a ParseError for input
+// beyond MaxInputBytes.
 func (lr *lineReader) next() (text string, ok bool, err error) {
-	s, rerr := lr.br.ReadString('\n')
-	if len(s) == 0 {
+	var line []byte
+	for {
+		chunk, rerr := lr.br.ReadSlice('\n')
+		lr.read += int64(len(chunk))
+		if lr.read > MaxInputBytes {
+			lr.line++
+			return "", false, lr.errorf("file larger than %d MiB (wrong file?)", MaxInputBytes>>20)
+		}
+		line = append(line, chunk...)
+		if errors.Is(rerr, bufio.ErrBufferFull) {
+			continue
+		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return "", false, fmt.Errorf("%s: %w", lr.name, rerr)
 		}
+		break
+	}
+	if len(line) == 0 {
 		return "", false, nil
 	}
-	if rerr != nil && !errors.Is(rerr, io.EOF) {
-		return "", false, fmt.Errorf("%s: %w", lr.name, rerr)
-	}
 	lr.line++
-	return strings.TrimRight(s, "\r\n"), true, nil
+	return strings.TrimRight(string(line), "\r\n"), true, nil
 }
 
 // errorf builds a ParseError at the current line.

@@ -332,7 +332,7 @@ func TestExplicitFormats(t *testing.T) {
 }
 
 func TestEUC2D(t *testing.T) {
-	const file = "NAME: tri\nTYPE: TSP\nCOMMENT: 3-4-5\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n3 0 4.4\n1 0 0\n2 3 0\nEOF\ntrailing junk ignored\n"
+	const file = "NAME: tri\nTYPE: TSP\nCOMMENT: 3-4-5\nDIMENSION: 3\nCOMMENT: right\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n3 0 4.4\n1 0 0\n2 3 0\nEOF\ntrailing junk ignored\n"
 	tsp, err := ParseTSPLIB(strings.NewReader(file), "tri")
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +344,7 @@ func TestEUC2D(t *testing.T) {
 			t.Errorf("Dist(%d,%d) = %d, want %d", tc.i, tc.j, got, tc.want)
 		}
 	}
-	if tsp.Name != "tri" || tsp.Comment != "3-4-5" {
+	if tsp.Name != "tri" || tsp.Comment != "3-4-5\nright" {
 		t.Errorf("name %q comment %q", tsp.Name, tsp.Comment)
 	}
 }

@@ -34,7 +34,8 @@ type tsplibParser struct {
 	coordX   []float64
 	coordY   []float64
 	weights  []int32
-	expected int // entries the weight section must hold
+	expected int      // entries the weight section must hold
+	comments []string // COMMENT values, for TSP.Comment
 }
 
 // ParseTSPLIB reads a symmetric TSP in TSPLIB format. Supported: NAME, TYPE
@@ -130,10 +131,9 @@ func (p *tsplibParser) keyword(text string) (done bool, err error) {
 	case "NAME":
 		p.t.Name = val
 	case "COMMENT":
-		if p.t.Comment != "" {
-			p.t.Comment += "\n"
-		}
-		p.t.Comment += val
+		// Joined in finish: appending here copied the comment so far
+		// for every line, quadratic in a file of many comments.
+		p.comments = append(p.comments, val)
 	case "TYPE":
 		if strings.ToUpper(val) != "TSP" {
 			return false, p.lr.errorf("TYPE %q is not supported (TSP only)", clip(val))
@@ -320,6 +320,7 @@ func expandMatrix(list []int32, n int, format string) []int32 {
 // finish checks that everything the weight type needs was given.
 func (p *tsplibParser) finish() (*TSP, error) {
 	t := &p.t
+	t.Comment = strings.Join(p.comments, "\n")
 	fail := func(format string, a ...any) error {
 		return &ParseError{Name: p.lr.name, Line: max(p.lr.line, 1), Msg: fmt.Sprintf(format, a...)}
 	}

@@ -2,6 +2,7 @@ package pida
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -80,6 +81,11 @@ func ParseKorf(r io.Reader, name string) ([]KorfInstance, error) {
 		out = append(out, in)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			// The scanner stopped inside the next line; say which.
+			line++
+			return nil, fail("line longer than %d KiB (not a Korf table?)", bufio.MaxScanTokenSize>>10)
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(out) == 0 {

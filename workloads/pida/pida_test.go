@@ -388,6 +388,8 @@ func TestParseKorfErrors(t *testing.T) {
 		{"1\t1 0 2 3 4 5 6 7 8 9 10 11 12 13 15 14\t5\t1\n", "cannot reach the goal"},
 		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\tabc\t1\n", "optimal_length"},
 		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t57\t-1\n", "node count"},
+		// It used to print "k.tsv: bufio.Scanner: token too long", no line.
+		{"# c\n" + strings.Repeat("x", 70000) + "\n", "k.tsv:2: line longer than 64 KiB"},
 	}
 	for _, tc := range tests {
 		_, err := ParseKorf(strings.NewReader(tc.in), "k.tsv")
