@@ -33,14 +33,15 @@ func (c *Ctx) NumObjects() int { return len(c.rt.objs) }
 // Compute charges ops operations of modeled work at the node's core rate.
 func (c *Ctx) Compute(ops float64) {
 	if ops > 0 {
-		c.elapsed += FromSeconds(ops / c.rt.cfg.Rate)
+		// elapsed and the addend are at most MaxDuration: their sum cannot wrap
+		c.elapsed = c.rt.bounded(c.elapsed+min(FromSeconds(ops/c.rt.cfg.Rate), MaxDuration), "cluster.rate")
 	}
 }
 
 // Spend charges a modeled duration directly.
 func (c *Ctx) Spend(d Time) {
 	if d > 0 {
-		c.elapsed += d
+		c.elapsed = c.rt.bounded(c.elapsed+min(d, MaxDuration), "the workload's modeled costs")
 	}
 }
 

@@ -67,8 +67,10 @@ func (e *Engine) Schedule(at Time, k Kind, i int32, j int64) {
 	e.q.push(x)
 }
 
-// After schedules an event d after now.
-func (e *Engine) After(d Time, k Kind, i int32, j int64) { e.Schedule(e.now+d, k, i, j) }
+// After schedules an event d after now, or at Never if that is later.
+func (e *Engine) After(d Time, k Kind, i int32, j int64) {
+	e.Schedule(e.now+min(d, Never-e.now), k, i, j)
+}
 
 // Stop ends Run after the current event.
 func (e *Engine) Stop() { e.stopped = true }

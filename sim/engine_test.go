@@ -99,6 +99,7 @@ func TestTransferTime(t *testing.T) {
 		{1, 1e9, 1},
 		{65536, 12.5e9, 5243}, // 5242.88 ns rounds up
 		{1000, 1e6, Millisecond},
+		{1 << 40, 1e-30, Never}, // saturates instead of wrapping around
 	}
 	for _, c := range cases {
 		if got := TransferTime(c.size, c.rate); got != c.want {

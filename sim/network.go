@@ -55,7 +55,7 @@ func (rt *Runtime) transmit(m *Message) {
 // each interface. from.outFree is then when the last byte left.
 func (rt *Runtime) depart(from *link, sentAt Time, wire int64) (head, dur Time) {
 	start := max(sentAt, from.outFree)
-	dur = TransferTime(wire, rt.cfg.Bandwidth)
+	dur = rt.bounded(TransferTime(wire, rt.cfg.Bandwidth), "network.bandwidth")
 	from.outFree = start + dur
 	return start + rt.cfg.Latency, dur
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,39 @@ func TestNetworkTiming(t *testing.T) {
 				if log[i].at != w {
 					t.Errorf("arrival %d at %d ns, want %d ns", i, log[i].at, w)
 				}
+			}
+		})
+	}
+}
+
+// A transfer or computation longer than MaxDuration (a bandwidth or rate in
+// the wrong unit) ends the run, unfinished, naming the key to check; it
+// used to wrap around to a negative time and take no time at all.
+func TestAbsurdDurationEndsRun(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Config)
+		start func(c *Ctx)
+		key   string
+	}{
+		{"bandwidth", func(c *Config) { c.Bandwidth = 1e-30 }, func(c *Ctx) { c.Send(1, 0, 1000, nil) }, "network.bandwidth"},
+		{"rate", func(c *Config) { c.Rate = 1e-300 }, func(c *Ctx) { c.Compute(1e6) }, "cluster.rate"},
+		{"many computations", func(*Config) {}, func(c *Ctx) {
+			for range 3 {
+				c.Spend(MaxDuration / 2)
+			}
+		}, "modeled costs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(2)
+			tc.edit(&cfg)
+			rt, err := New(cfg, &scriptWL{n: 2, total: 1, start: only0(tc.start)}, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if res.Finished || !strings.Contains(res.Outcome.Detail, tc.key) {
+				t.Fatalf("finished %v at %v, outcome %q; want unfinished, naming %s", res.Finished, res.Makespan, res.Outcome.Detail, tc.key)
 			}
 		})
 	}

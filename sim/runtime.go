@@ -207,7 +207,19 @@ func (rt *Runtime) cpuCost(size int64) Time {
 	if rt.cfg.CPULoad == 0 || size <= 0 {
 		return 0
 	}
-	return FromSeconds(rt.cfg.CPULoad * float64(size) / rt.cfg.Bandwidth)
+	return rt.bounded(FromSeconds(rt.cfg.CPULoad*float64(size)/rt.cfg.Bandwidth), "network.bandwidth and network.cpu_load")
+}
+
+// bounded returns duration d, or MaxDuration after ending the run if d
+// reaches it; keys names the scenario keys that made it so.
+func (rt *Runtime) bounded(d Time, keys string) Time {
+	if d < MaxDuration {
+		return d
+	}
+	if !rt.aborted {
+		rt.Abort(fmt.Sprintf("a transfer or computation would take %.0f years or more (check %s)", MaxDuration.Seconds()/(365*24*3600), keys))
+	}
+	return MaxDuration
 }
 
 // setProgress records object id's progress and reacts to it: progress-scripted

@@ -117,6 +117,9 @@ func (rt *Runtime) result() Result {
 		Recoveries: rt.failRecs, Events: rt.eng.executed}
 	if !rt.finished {
 		r.Outcome = Outcome{OK: false, Detail: "the workload did not finish"}
+		if rt.aborted {
+			r.Outcome.Detail += ": " + rt.stats.UnrecoverableNote
+		}
 		return r
 	}
 	objs := make([]Object, len(rt.objs))

@@ -46,12 +46,12 @@ func (rt *Runtime) storage(n NodeID, t Tier, size int64, done func(bool)) {
 	c := rt.calls.put(call{node: n, inc: rt.links[n].inc, done: done})
 	switch t {
 	case Memory, Disk:
-		free, bw := &nd.memFree, rt.cfg.MemBandwidth
+		free, bw, key := &nd.memFree, rt.cfg.MemBandwidth, "storage.memory_bandwidth"
 		if t == Disk {
-			free, bw = &nd.diskFree, rt.cfg.DiskBandwidth
+			free, bw, key = &nd.diskFree, rt.cfg.DiskBandwidth, "storage.disk_bandwidth"
 		}
 		start := max(rt.eng.now, *free)
-		*free = start + TransferTime(size, bw)
+		*free = start + rt.bounded(TransferTime(size, bw), key)
 		rt.eng.Schedule(*free, rt.kDisk, int32(n), int64(c))
 	case PFS:
 		rt.eng.After(rt.cfg.PFSLatency, rt.kDisk, int32(n), int64(c)|pfsStart<<32)

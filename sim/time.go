@@ -19,6 +19,12 @@ const (
 	Hour             = 60 * Minute
 	// Never is a time later than any event; it marks "not scheduled".
 	Never Time = math.MaxInt64
+	// MaxDuration bounds the transfers and computations the runtime
+	// simulates. One as long (a bandwidth or rate in the wrong unit) ends
+	// the run, reported unfinished with the reason, instead of wrapping
+	// around; it is under half the range of Time, so that adding one to
+	// a time of the run cannot overflow.
+	MaxDuration = 100 * 365 * 24 * Hour
 )
 
 // Seconds returns t in seconds.
@@ -54,5 +60,9 @@ func TransferTime(size int64, rate float64) Time {
 	if rate <= 0 || math.IsInf(rate, 1) {
 		return 0
 	}
-	return Time(math.Ceil(float64(size) * 1e9 / rate))
+	ns := math.Ceil(float64(size) * 1e9 / rate)
+	if ns >= math.MaxInt64 {
+		return Never
+	}
+	return Time(ns)
 }
