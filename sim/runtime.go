@@ -3,8 +3,10 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
+	"sync/atomic"
 )
 
 // Runtime is one simulated run: the engine, the cluster's nodes, the
@@ -44,9 +46,12 @@ type Runtime struct {
 	ctx   Ctx
 
 	progress, total int64
-	planned         []ScriptedFailure // progress-triggered failures not yet fired
-	failRecs        []Recovery
-	open            []int // failRecs indices not yet recovered
+	// shown is progress/total as math.Float64bits, for Fraction: the one
+	// field another goroutine reads while the run goes on
+	shown    atomic.Uint64
+	planned  []ScriptedFailure // progress-triggered failures not yet fired
+	failRecs []Recovery
+	open     []int // failRecs indices not yet recovered
 
 	pfs     psShare
 	failRNG map[NodeID]*rand.Rand
@@ -197,6 +202,11 @@ func (rt *Runtime) NumObjects() int { return len(rt.objs) }
 // Progress returns completed and total work in the workload's units.
 func (rt *Runtime) Progress() (done, total int64) { return rt.progress, rt.total }
 
+// Fraction returns the share of the workload done, from 0 to 1 (it may go
+// back after a rollback). Unlike the rest of the runtime, it may be called
+// from another goroutine while the run goes on, for a progress display.
+func (rt *Runtime) Fraction() float64 { return math.Float64frombits(rt.shown.Load()) }
+
 // Finished reports whether the workload has completed.
 func (rt *Runtime) Finished() bool { return rt.finished }
 
@@ -228,6 +238,9 @@ func (rt *Runtime) setProgress(id ObjID, p int64) {
 	o := &rt.objs[id]
 	rt.progress += p - o.progress
 	o.progress = p
+	if rt.total > 0 {
+		rt.shown.Store(math.Float64bits(min(1, max(0, float64(rt.progress)/float64(rt.total)))))
+	}
 	for len(rt.planned) > 0 && rt.total > 0 && float64(rt.progress) >= rt.planned[0].Progress*float64(rt.total) {
 		rt.eng.Schedule(rt.eng.now, rt.kFail, int32(rt.planned[0].Node), -1)
 		rt.planned = rt.planned[1:]
