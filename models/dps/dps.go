@@ -215,6 +215,7 @@ func (s pstate) clone() pstate {
 // content of a regenerated backup.
 type ckptData struct {
 	stamp     uint64
+	act       uint32            // the thread's activation counter when the state was taken
 	count     uint64            // LogOrder: handling rank the state covers
 	log       map[uint64]msgKey // regeneration: the consumed backup's handling-order log
 	initial   bool              // the workload's initial state: recovery re-runs Start
@@ -397,7 +398,7 @@ func (p *Protocol) setUp(stateless map[sim.ObjID]bool) {
 		size := rt.ModeledSize(id)
 		for k := range nb {
 			node := slots[(s+1+(j+k)%(len(slots)-1))%len(slots)]
-			ck := &ckptData{initial: true, size: size, pst: t.pst.clone(), processed: newIDSet()}
+			ck := &ckptData{act: t.ord.act, initial: true, size: size, pst: t.pst.clone(), processed: newIDSet()}
 			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck}
 			t.backups = append(t.backups, bk)
 			p.memAdd(node, memState, size)
@@ -739,13 +740,18 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 		return
 	}
 	p.stamp++
-	ck := &ckptData{stamp: p.stamp, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(), processed: t.processed.clone()}
+	ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(), processed: t.processed.clone()}
 	wire := ck.size + p.cfg.EntryBytes*t.since
 	t.since, t.handled, t.ckProg = 0, 0, rt.ObjectProgress(id)
 	from := rt.NodeOf(id)
 	p.charge(from, wire)
 	for _, bk := range t.backups {
-		bk := bk
+		if !bk.ready {
+			// Being regenerated: only its regeneration state carries the
+			// objects queued at the thread before it was registered; a
+			// checkpoint arriving first would make it ready without them.
+			continue
+		}
 		p.C.Checkpoints++
 		p.C.CheckpointBytes += wire
 		st := rt.Stats()
@@ -765,9 +771,12 @@ func (p *Protocol) registered(id sim.ObjID, bk *backup) bool {
 }
 
 // install replaces a backup's state by a newer checkpoint and prunes its
-// queue of the objects processed before it.
+// queue of the objects processed before it. A state taken by an incarnation
+// that has since been lost is ignored: it is ahead of the re-activated
+// thread, and pruning by it would drop objects the thread has yet to handle
+// again.
 func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
-	if !p.registered(id, bk) || !p.valid(bk) {
+	if !p.registered(id, bk) || !p.valid(bk) || ck.act != p.th[id].ord.act {
 		return
 	}
 	for _, m := range ck.queue {
@@ -1007,9 +1016,12 @@ func (p *Protocol) activate(id sim.ObjID) {
 		msgs = append(msgs, bk.queue.Get(k))
 	}
 	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
+	// a new incarnation: what the lost one sent (checkpoints, held outputs,
+	// pending determinants) is void
+	t.ord.act++
 	// the regenerated backup is a copy of the consumed one, registered before
 	// re-execution starts so that its checkpoints follow it
-	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
+	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, act: t.ord.act, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
 		state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
 		ck.size+bk.bytes+p.cfg.EntryBytes*int64(len(bk.log)))
 
@@ -1033,9 +1045,7 @@ func (p *Protocol) activate(id sim.ObjID) {
 		}
 		msgs = slices.DeleteFunc(msgs, func(m *sim.Message) bool { return p.th[m.Src].stateless })
 	}
-	// outputs held back by the lost incarnation never left; its pending
-	// determinants are void
-	t.ord.act++
+	// outputs held back by the lost incarnation never left
 	t.ord.held, t.ord.need, t.ord.pend = nil, nil, nil
 	t.ord.dispN, t.ord.ackN = ck.count, ck.count
 	t.replaying = len(msgs)
@@ -1214,7 +1224,7 @@ func (p *Protocol) regenerate(id sim.ObjID) {
 				return
 			}
 			p.stamp++
-			ck := &ckptData{stamp: p.stamp, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(),
+			ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(),
 				processed: t.processed.clone()}
 			wire := ck.size
 			for _, m := range inbox {
