@@ -5,21 +5,34 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"ftsim/sim"
 )
 
 // Progress reports how many of total runs are done: a live bar with an ETA on a
 // terminal, a plain line every few seconds otherwise (CI logs stay readable),
-// nothing at all for runs that finish within the first interval.
+// nothing at all for runs that finish within the first interval. Once it
+// follows the workers' meters, it reports between completions too, with how
+// far each simulation under way is: one run of a large scenario takes
+// minutes.
 type Progress struct {
 	w        io.Writer
 	tty      bool
-	total    int
-	done     int
-	start    time.Time
-	last     time.Time
 	interval time.Duration
-	printed  bool
+	start    time.Time
+
+	mu      sync.Mutex // Add and the ticker report concurrently
+	total   int
+	done    int
+	last    time.Time
+	printed bool
+	meters  []*meter
+	sims    int           // simulations the meters will run in all
+	stop    chan struct{} // closed by Stop, ends the ticker
+	ticker  sync.WaitGroup
 }
 
 // NewProgress reports to w; a terminal is detected when w is one.
@@ -34,8 +47,41 @@ func NewProgress(w io.Writer, total int) *Progress {
 	return p
 }
 
+// follow makes p report every interval from the workers' meters, which will
+// run sims simulations in all (the runs, and the fault-free runs and
+// baselines they need), until Stop.
+func (p *Progress) follow(meters []*meter, sims int) {
+	p.mu.Lock()
+	p.meters, p.sims = meters, sims
+	p.mu.Unlock()
+	stop := make(chan struct{})
+	p.stop = stop
+	p.ticker.Add(1)
+	go func() {
+		defer p.ticker.Done()
+		t := time.NewTicker(p.interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-t.C:
+				p.mu.Lock()
+				// a report by Add less than half an interval ago stands
+				// for this tick's
+				if p.done < p.total && now.Sub(p.last) >= p.interval/2 {
+					p.report(now)
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+}
+
 // Add records n more runs done.
 func (p *Progress) Add(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.done += n
 	now := time.Now()
 	if now.Sub(p.last) < p.interval && p.done < p.total {
@@ -44,30 +90,84 @@ func (p *Progress) Add(n int) {
 	if p.done == p.total && !p.printed {
 		return // finished before anything was shown: stay quiet
 	}
+	p.report(now)
+}
+
+// report prints the state at now. The ETA extrapolates from the simulations
+// done and the share of the running ones done, when the meters are followed
+// (a simulation's progress is its workload's, which a rollback sets back),
+// and from the runs done otherwise.
+func (p *Progress) report(now time.Time) {
 	p.last = now
 	p.printed = true
 	el := now.Sub(p.start)
+	done, of := float64(p.done), float64(p.total)
+	var running []string
+	if p.sims > 0 {
+		done, of = 0, float64(p.sims)
+		for _, m := range p.meters {
+			done += float64(m.done.Load())
+			if rt := m.rt.Load(); rt != nil {
+				f := rt.Fraction()
+				done += f
+				running = append(running, fmt.Sprintf("%.0f%%", 100*f))
+			}
+		}
+		if p.done == p.total {
+			done = of
+		}
+	}
 	eta := "?"
-	if p.done > 0 {
-		eta = (time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))).Round(time.Second).String()
+	if done > 0 {
+		eta = time.Duration(float64(el) / done * max(0, of-done)).Round(time.Second).String()
+	}
+	under := ""
+	if len(running) > 0 {
+		under = " (running: " + strings.Join(running, ", ") + ")"
 	}
 	if p.tty {
 		const width = 30
-		k := width * p.done / max(p.total, 1)
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs  %s elapsed  ETA %s ", strings.Repeat("=", k), strings.Repeat(" ", width-k),
-			p.done, p.total, el.Round(time.Second), eta)
+		k := min(width, int(width*done/max(of, 1)))
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs%s  %s elapsed  ETA %s \x1b[K", strings.Repeat("=", k), strings.Repeat(" ", width-k),
+			p.done, p.total, under, el.Round(time.Second), eta)
 		if p.done == p.total {
 			fmt.Fprintln(p.w)
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "progress: %d/%d runs, %s elapsed, ETA %s\n", p.done, p.total, el.Round(time.Second), eta)
+	fmt.Fprintf(p.w, "progress: %d/%d runs%s, %s elapsed, ETA %s\n", p.done, p.total, under, el.Round(time.Second), eta)
 }
 
-// Stop ends the bar's line if the runs stopped before the last one, so that
-// what is printed next (the reason they stopped) starts on a line of its own.
+// Stop ends the reports between completions and the bar's line if the runs
+// stopped before the last one, so that what is printed next (the reason they
+// stopped) starts on a line of its own.
 func (p *Progress) Stop() {
+	if p.stop != nil {
+		close(p.stop)
+		p.ticker.Wait()
+		p.stop = nil
+	}
 	if p.tty && p.printed && p.done < p.total {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// meter lets a progress display follow the simulations one worker runs: the
+// one under way, and how many are done.
+type meter struct {
+	rt   atomic.Pointer[sim.Runtime]
+	done atomic.Int64
+}
+
+// run runs rt to its end, visible to the progress display meanwhile (m may
+// be nil: nothing follows it).
+func (m *meter) run(rt *sim.Runtime) sim.Result {
+	if m == nil {
+		return rt.Run()
+	}
+	m.rt.Store(rt)
+	res := rt.Run()
+	m.rt.Store(nil)
+	m.done.Add(1)
+	return res
 }

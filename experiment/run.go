@@ -27,7 +27,7 @@ func Prepare(s *scenarios.Scenario) (*Point, error) {
 	if _, err := buildProtocol(s); err != nil {
 		return nil, err // before the costly fault-free run
 	}
-	b, err := prepareBase(s)
+	b, err := prepareBase(s, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func Prepare(s *scenarios.Scenario) (*Point, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p, p.runFaultFree()
+	return p, p.runFaultFree(nil)
 }
 
 // base is what points differing only in their protocol share: the workload
@@ -46,8 +46,9 @@ type base struct {
 	stats    sim.Stats
 }
 
-// prepareBase builds the workload and runs it without protocol or failures.
-func prepareBase(s *scenarios.Scenario) (*base, error) {
+// prepareBase builds the workload and runs it without protocol or failures,
+// on meter m (nil: none).
+func prepareBase(s *scenarios.Scenario, m *meter) (*base, error) {
 	if len(s.Protocols) > 0 {
 		return nil, s.Errorf("protocols", "a scenario with [[protocols]] runs as a sweep, one point per entry")
 	}
@@ -64,7 +65,7 @@ func prepareBase(s *scenarios.Scenario) (*base, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := rt.Run()
+	res := m.run(rt)
 	if !res.Finished || !res.Outcome.OK {
 		return nil, fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, res.Outcome.Detail)
 	}
@@ -84,8 +85,9 @@ func pointOn(s *scenarios.Scenario, b *base) (*Point, error) {
 }
 
 // runFaultFree runs the point's protocol without failures and records its
-// fault-free time and counters (nothing to run without a protocol).
-func (p *Point) runFaultFree() error {
+// fault-free time and counters (nothing to run without a protocol), on
+// meter m (nil: none).
+func (p *Point) runFaultFree(m *meter) error {
 	s := p.Scenario
 	if s.Protocol.Kind() == "none" {
 		return nil
@@ -100,7 +102,7 @@ func (p *Point) runFaultFree() error {
 	if err != nil {
 		return err
 	}
-	ff := rt.Run()
+	ff := m.run(rt)
 	if !ff.Finished || !ff.Outcome.OK {
 		return fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Label(), ff.Outcome.Detail)
 	}
@@ -113,12 +115,12 @@ func (p *Point) runFaultFree() error {
 // before runFaultFree has run.
 func (p *Point) limitFromFaultFree() bool { return p.Scenario.DurationLimit == 0 }
 
-func (p *Point) simulate(cfg sim.Config, mk protocolMaker) (sim.Result, error) {
+func (p *Point) simulate(cfg sim.Config, mk protocolMaker, m *meter) (sim.Result, error) {
 	rt, err := sim.New(cfg, p.workload, mk())
 	if err != nil {
 		return sim.Result{}, err
 	}
-	return rt.Run(), nil
+	return m.run(rt), nil
 }
 
 // Seed is the seed of replication rep: replication r of every point and every
@@ -134,21 +136,22 @@ const SafetyFactor = 1000
 
 // Run simulates replication rep.
 func (p *Point) Run(rep int) (Record, error) {
-	res, err := p.runRep(rep)
+	res, err := p.runRep(rep, nil)
 	if err != nil {
 		return Record{}, err
 	}
 	return newRecord(p, rep, p.Seed(rep), &res), nil
 }
 
-// runRep simulates replication rep. It reads the fault-free time only when
-// limitFromFaultFree; the record made from its result does.
-func (p *Point) runRep(rep int) (sim.Result, error) {
+// runRep simulates replication rep on meter m (nil: none). It reads the
+// fault-free time only when limitFromFaultFree; the record made from its
+// result does.
+func (p *Point) runRep(rep int, m *meter) (sim.Result, error) {
 	cfg, err := p.runConfig(rep)
 	if err != nil {
 		return sim.Result{}, err
 	}
-	return p.simulate(cfg, p.protocol)
+	return p.simulate(cfg, p.protocol, m)
 }
 
 // runConfig is the cluster of replication rep, with the duration limit of

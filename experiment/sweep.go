@@ -418,30 +418,35 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	}
 	workers = min(workers, len(jobs))
 	bases := newBaseCache(sw, todo)
+	meters := make([]*meter, workers)
 	var prog *Progress
 	if o.Progress != nil {
+		for w := range meters {
+			meters[w] = &meter{}
+		}
 		prog = NewProgress(o.Progress, len(todo))
+		prog.follow(meters, simulations(sw, todo, order, len(bases.groups)))
 		defer prog.Stop()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	get := func(i int) (*Point, error) {
+	get := func(i int, m *meter) (*Point, error) {
 		pp := &pts[i]
 		pp.once.Do(func() {
-			pp.p, pp.err = bases.prepare(i)
+			pp.p, pp.err = bases.prepare(i, m)
 			pp.err = sw.pointErr(i, pp.err)
 		})
 		return pp.p, pp.err
 	}
-	faultFree := func(i int) error {
-		p, err := get(i)
+	faultFree := func(i int, m *meter) error {
+		p, err := get(i, m)
 		if err != nil {
 			return err
 		}
 		pp := &pts[i]
 		pp.ffOnce.Do(func() {
-			err := sw.pointErr(i, p.runFaultFree())
+			err := sw.pointErr(i, p.runFaultFree(m))
 			if err == nil && o.Prepared != nil {
 				err = o.Prepared(&sw.Points[i], p)
 			}
@@ -457,20 +462,20 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	}
 	jobc := make(chan sweepJob)
 	out := make(chan done, workers)
-	for w := 0; w < workers; w++ {
+	for _, m := range meters {
 		go func() {
 			for j := range jobc {
 				d := done{job: j}
 				if j.slot < 0 {
-					d.err = faultFree(j.ff)
+					d.err = faultFree(j.ff, m)
 				} else {
 					pi, rep := todo[j.slot]/sw.Reps, todo[j.slot]%sw.Reps
-					p, err := get(pi)
+					p, err := get(pi, m)
 					if err == nil && p.limitFromFaultFree() {
-						err = faultFree(pi)
+						err = faultFree(pi, m)
 					}
 					if err == nil {
-						d.res, err = p.runRep(rep)
+						d.res, err = p.runRep(rep, m)
 					}
 					d.err = err
 				}
@@ -590,6 +595,19 @@ func sweepJobs(sw *Sweep, todo, order []int) []sweepJob {
 	return jobs
 }
 
+// simulations counts what a sweep's workers simulate for the pending runs
+// todo of the points in order: the runs, a fault-free run per point with a
+// protocol, and a run without protocol per group of points sharing a base.
+func simulations(sw *Sweep, todo, order []int, groups int) int {
+	n := len(todo) + groups
+	for _, pi := range order {
+		if sw.Points[pi].Scenario.Protocol.Kind() != "none" {
+			n++
+		}
+	}
+	return n
+}
+
 // Prepare prepares every point in order, without running any replication,
 // and passes each to each: what 'ftsim predict' needs. Points that differ
 // only in their protocol share one baseline.
@@ -600,9 +618,9 @@ func (sw *Sweep) Prepare(each func(*SweepPoint, *Point) error) error {
 	}
 	bases := newBaseCache(sw, idx)
 	for i := range sw.Points {
-		p, err := bases.prepare(i)
+		p, err := bases.prepare(i, nil)
 		if err == nil {
-			err = p.runFaultFree()
+			err = p.runFaultFree(nil)
 		}
 		if err != nil {
 			return sw.pointErr(i, err)
@@ -661,8 +679,9 @@ func baseKey(set []Setting) string {
 	return PointID(rest)
 }
 
-// prepare builds point i on its group's base (without its fault-free run).
-func (c *baseCache) prepare(i int) (*Point, error) {
+// prepare builds point i on its group's base (without its fault-free run),
+// running the base on meter m if it is the first of its group.
+func (c *baseCache) prepare(i int, m *meter) (*Point, error) {
 	sp := &c.sw.Points[i]
 	key := baseKey(sp.Settings)
 	c.mu.Lock()
@@ -671,7 +690,7 @@ func (c *baseCache) prepare(i int) (*Point, error) {
 	if _, err := buildProtocol(sp.Scenario); err != nil {
 		return nil, err
 	}
-	g.once.Do(func() { g.b, g.err = prepareBase(sp.Scenario) })
+	g.once.Do(func() { g.b, g.err = prepareBase(sp.Scenario, m) })
 	b, err := g.b, g.err
 	c.mu.Lock()
 	if g.left--; g.left == 0 {
