@@ -162,10 +162,14 @@ func (sw *Sweep) PointOf(text string) (*SweepPoint, error) {
 }
 
 // CheckPublished verifies, before any run, that every [[published]] figure
-// of the scenario names a point of the sweep, and reports the first that
-// does not at its file and line.
+// of the scenario quotes a metric of Metrics and names a point of the
+// sweep, and reports the first that does not at its file, line and key.
 func (sw *Sweep) CheckPublished(s *scenarios.Scenario) error {
 	for i, p := range s.Published {
+		if !slices.Contains(Metrics(), p.Metric) {
+			return s.Errorf(fmt.Sprintf("published[%d].metric", i), "unknown metric %q: want a numeric column of runs.csv or a protocol metric: %s",
+				p.Metric, strings.Join(Metrics(), ", "))
+		}
 		if _, err := sw.PointOf(p.Point); err != nil {
 			return s.Errorf(fmt.Sprintf("published[%d].point", i), "%v", err)
 		}

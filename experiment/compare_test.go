@@ -178,18 +178,100 @@ func TestCompareProtocols(t *testing.T) {
 	}
 }
 
+// A published figure naming no point of the sweep, or a metric no run
+// reports, is refused before any run, at its entry's file, line and key.
 func TestCheckPublished(t *testing.T) {
-	s, err := scenarios.Parse("compared.toml", []byte(strings.Replace(compared, `point = "cluster.nodes=4;protocol=cpr-1s"`,
-		`point = "cluster.nodes=3;protocol=cpr-1s"`, 1)), nil)
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct{ from, to, want string }{
+		{`point = "cluster.nodes=4;protocol=cpr-1s"`, `point = "cluster.nodes=3;protocol=cpr-1s"`,
+			`compared.toml:39: published[0].point: no point of the sweep has the settings "cluster.nodes=3;protocol=cpr-1s"`},
+		{`metric = "makespan_s"`, `metric = "makespan"`,
+			`compared.toml:39: published[0].metric: unknown metric "makespan": want a numeric column of runs.csv or a protocol metric: `},
+		{`metric = "baseline_s"`, `metric = "restart"`, `compared.toml:48: published[1].metric: unknown metric "restart"`},
+	} {
+		t.Run(c.to, func(t *testing.T) {
+			s, err := scenarios.Parse("compared.toml", []byte(strings.Replace(compared, c.from, c.to, 1)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw, err := NewSweep(s, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sw.CheckPublished(s); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Errorf("got %v\nwant %s", err, c.want)
+			}
+		})
 	}
-	sw, err := NewSweep(s, nil, 1)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// Every figure the protocol comparison reports, the columns it prints and
+// each protocol's own metrics, is a metric a [[published]] entry may quote:
+// Metrics is the one list CheckPublished accepts. Each protocol kind runs
+// once, with failures, on a workload it supports.
+func TestMetricsCoverComparison(t *testing.T) {
+	workloads := map[string][]string{ // protocol kind → workload
+		"none":     {"workload.kind=life", "workload.width=32", "workload.height=32", "workload.generations=20"},
+		"mpift-ia": {"workload.kind=farm", "workload.width=96", "workload.height=96", "workload.tile=16", "workload.max_iter=300"},
+		"abft":     {"workload.kind=dp", `workload.problem="lcs"`, "workload.random_a=300", "workload.random_b=200"},
 	}
-	err = sw.CheckPublished(s)
-	if err == nil || !strings.HasPrefix(err.Error(), `compared.toml:39: published[0].point: no point of the sweep has the settings "cluster.nodes=3;protocol=cpr-1s"`) {
-		t.Errorf("got %v", err)
+	for _, k := range []string{"cpr", "mlog", "dps"} {
+		workloads[k] = workloads["none"]
+	}
+	workloads["mlog"] = append(slices.Clone(workloads["mlog"]), "protocol.measure_restart=true")
+	known := Metrics()
+	for _, m := range []string{"makespan_s", "overhead", "recovery_s_mean", "efficiency", "baseline_s", "fault_free_s"} {
+		if !slices.Contains(known, m) {
+			t.Errorf("the comparison reports %s, which is not in Metrics()", m)
+		}
+	}
+	for _, kind := range ProtocolKinds() {
+		wl, ok := workloads[kind]
+		if !ok {
+			t.Fatalf("protocol %q has no case in this test", kind)
+		}
+		t.Run(kind, func(t *testing.T) {
+			over := append([]string{"protocol.kind=" + kind, "cluster.nodes=4", "cluster.spares=3", "failures.distribution=scripted",
+				"failures.scripted=[{node=1, progress=0.3}, {node=2, progress=0.65}]", "detection.mode=oracle"}, wl...)
+			s, err := scenarios.Parse("test.toml", []byte(`name = "t"`), over)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw, err := NewSweep(s, []Vary{{"protocol.kind", []string{kind}}}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _ := collect(t, sw, RunOptions{})
+			cs := CompareProtocols(recs, sw.Varies, nil)
+			if len(cs) != 1 || len(cs[0].Rows) != 1 {
+				t.Fatalf("comparisons %+v", cs)
+			}
+			for m := range cs[0].Rows[0].Metrics {
+				if !slices.Contains(known, m) {
+					t.Errorf("%s reports metric %q, which is not in Metrics(): a [[published]] entry quoting it would be refused", kind, m)
+				}
+			}
+			if kind == "mlog" || kind == "abft" || kind == "dps" {
+				if len(cs[0].Rows[0].Metrics) == 0 {
+					t.Errorf("%s reports no metric: this test no longer checks its names", kind)
+				}
+			}
+		})
+	}
+}
+
+// The shipped scenarios quote only metrics CheckPublished knows.
+func TestEmbeddedPublishedChecks(t *testing.T) {
+	for _, name := range scenarios.Embedded() {
+		s, _, err := scenarios.LoadEmbedded(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := NewSweep(s, nil, s.Reps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.CheckPublished(s); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

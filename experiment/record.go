@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ftsim/models/dps"
 	"ftsim/sim"
 )
 
@@ -94,6 +95,29 @@ func (r *Record) Metric(name string) (float64, bool) {
 	}
 	x, err := strconv.ParseFloat(r.Row()[i], 64)
 	return x, err == nil && numericColumn(name)
+}
+
+// protocolMetrics are the figures protocols measure their own way and
+// report in Record.Metrics (sim.Stats.SetMetric).
+var protocolMetrics = []string{
+	"restart_s", "iteration_s", // mlog: the paper's restart and iteration times
+	"abft_explicit_msgs", "abft_app_msgs", "abft_extra_msg_ratio", "abft_cd_bytes",
+	"abft_recovered", "abft_forced_rollbacks", "abft_stages_redone", "abft_recovery_overhead",
+	dps.MetricBackupPeak, dps.MetricQueuePeak, dps.MetricStatePeak, dps.MetricCopyPeak, dps.MetricStateBytes,
+}
+
+// Metrics returns the names Record.Metric knows: the numeric columns of
+// runs.csv, then the protocols' own metrics. It is the one list of them, so
+// that a [[published]] figure quoting a misspelt metric is refused before
+// the runs rather than printed without a simulated value after them.
+func Metrics() []string {
+	var out []string
+	for _, c := range columns {
+		if numericColumn(c) {
+			out = append(out, c)
+		}
+	}
+	return append(out, protocolMetrics...)
 }
 
 // numericColumn reports whether a column holds a number (not a name, a

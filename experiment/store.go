@@ -104,8 +104,11 @@ type StoredPrediction struct {
 // fault-free figures and the analytical predictions, which figures plot
 // beside the simulated values.
 type PointInfo struct {
-	Point         string  `json:"point"`
-	Protocol      string  `json:"protocol"`
+	Point    string `json:"point"`
+	Protocol string `json:"protocol"` // the label of a [[protocols]] entry, else the kind
+	// Kind is the protocol's kind, so that figures draw a labelled entry
+	// in its kind's style; empty in stores written before it was recorded.
+	Kind          string  `json:"kind,omitempty"`
 	Workload      string  `json:"workload"`
 	Nodes         int     `json:"nodes"`
 	NodeMTBFS     float64 `json:"node_mtbf_s"`     // 0 when failures are not a renewal process
@@ -145,7 +148,7 @@ func (pi *PointInfo) CommCompRatio() float64 {
 // NewPointInfo describes a prepared point.
 func NewPointInfo(sp *SweepPoint, p *Point) PointInfo {
 	s := p.Scenario
-	pi := PointInfo{Point: sp.ID, Protocol: s.Protocol.Label(), Workload: s.Workload.Kind(), Nodes: s.Cluster.Nodes,
+	pi := PointInfo{Point: sp.ID, Protocol: s.Protocol.Label(), Kind: s.Protocol.Kind(), Workload: s.Workload.Kind(), Nodes: s.Cluster.Nodes,
 		BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(), PlatformMTBFS: PlatformMTBF(s).Seconds(),
 		Predictions: []StoredPrediction{}}
 	if pi.PlatformMTBFS > 0 {

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -27,10 +28,20 @@ type Vary struct {
 // quotes do not split, so array and table values can be varied too
 // (workload.grid=[2,2],[4,4]).
 func ParseVary(text string) (Vary, error) {
+	v, err := parseVary(text)
+	if err != nil {
+		return Vary{}, fmt.Errorf("--vary %s: %w", text, err)
+	}
+	return v, nil
+}
+
+// parseVary is ParseVary with errors that do not name their source, so
+// that those of a scenario's [sweep] vary list can name their entry.
+func parseVary(text string) (Vary, error) {
 	key, vals, ok := strings.Cut(text, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
-		return Vary{}, fmt.Errorf("--vary %s: want key=v1,v2,... such as cluster.nodes=64,128", text)
+		return Vary{}, errors.New("want key=v1,v2,... such as cluster.nodes=64,128")
 	}
 	v := Vary{Key: key}
 	depth, quote, start := 0, rune(0), 0
@@ -58,10 +69,10 @@ func ParseVary(text string) (Vary, error) {
 	seen := map[string]bool{}
 	for _, x := range v.Values {
 		if x == "" {
-			return Vary{}, fmt.Errorf("--vary %s: empty value", text)
+			return Vary{}, errors.New("empty value")
 		}
 		if seen[x] {
-			return Vary{}, fmt.Errorf("--vary %s: value %q given twice", text, x)
+			return Vary{}, fmt.Errorf("value %q given twice", x)
 		}
 		seen[x] = true
 	}
@@ -187,6 +198,11 @@ type Sweep struct {
 	Varies []Vary
 	Reps   int
 	Points []SweepPoint
+	base   *scenarios.Scenario // the scenario of the points, which locates errors in its [sweep] list
+	// fileVary maps a key varied by the base scenario's [sweep] vary list
+	// (not replaced by a command-line vary) to its index in the list, so
+	// that errors about its values name the entry the user wrote.
+	fileVary map[string]int
 }
 
 // ProtocolKey is the sweep key that selects a [[protocols]] entry by label.
@@ -205,17 +221,22 @@ const ProtocolKey = "protocol"
 // setting a kind drops the section's keys set before, which would silently
 // undo a varied protocol.interval.
 func NewSweep(base *scenarios.Scenario, varies []Vary, reps int) (*Sweep, error) {
-	if reps < 1 {
-		return nil, fmt.Errorf("sweep: reps must be ≥ 1, got %d", reps)
+	// A sweep lists its runs up front (Pending), so a huge count would
+	// exhaust memory before the first run: the scenario's own bound.
+	if reps < 1 || reps > scenarios.MaxReps {
+		return nil, fmt.Errorf("sweep: reps must be between 1 and %d, got %d", scenarios.MaxReps, reps)
 	}
-	varies, err := effectiveVaries(base, varies)
+	varies, fileVary, err := effectiveVaries(base, varies)
 	if err != nil {
 		return nil, err
 	}
-	sw := &Sweep{Varies: varies, Reps: reps}
+	sw := &Sweep{Varies: varies, Reps: reps, base: base, fileVary: fileVary}
 	for i, set := range Product(varies) {
 		s, err := applySettings(base, set)
 		if err != nil {
+			if located, ok := sw.varyErr(set, err); ok {
+				return nil, located
+			}
 			return nil, err
 		}
 		sw.Points = append(sw.Points, SweepPoint{Index: i, ID: PointID(set), Settings: set, Scenario: s})
@@ -231,35 +252,39 @@ func NewSweep(base *scenarios.Scenario, varies []Vary, reps int) (*Sweep, error)
 
 // effectiveVaries merges the scenario's [sweep] varies with the command
 // line's and adds the [[protocols]] entries, checking that no key is varied
-// twice.
-func effectiveVaries(base *scenarios.Scenario, cli []Vary) ([]Vary, error) {
+// twice. It also returns the index in the [sweep] list of each key whose
+// values come from it.
+func effectiveVaries(base *scenarios.Scenario, cli []Vary) ([]Vary, map[string]int, error) {
 	var out []Vary
+	fileVary := map[string]int{}
 	if labels := base.ProtocolLabels(); labels != nil && !slices.ContainsFunc(cli, func(v Vary) bool { return v.Key == ProtocolKey }) {
 		out = append(out, Vary{Key: ProtocolKey, Values: labels})
 	}
-	for _, text := range base.Sweep.Vary {
-		v, err := ParseVary(text)
+	for i, text := range base.Sweep.Vary {
+		v, err := parseVary(text)
 		if err != nil {
-			return nil, base.Errorf("sweep.vary", "%v", err)
+			return nil, nil, varyEntryErr(base, i, "%q: %v", text, err)
 		}
 		if slices.ContainsFunc(out, func(x Vary) bool { return x.Key == v.Key }) {
-			return nil, base.Errorf("sweep.vary", "%s is varied twice", v.Key)
+			return nil, nil, varyEntryErr(base, i, "%s is varied twice", v.Key)
 		}
-		if i := slices.IndexFunc(cli, func(x Vary) bool { return x.Key == v.Key }); i >= 0 {
-			v = cli[i] // the command line replaces the file's values
+		if j := slices.IndexFunc(cli, func(x Vary) bool { return x.Key == v.Key }); j >= 0 {
+			v = cli[j] // the command line replaces the file's values
+		} else {
+			fileVary[v.Key] = i
 		}
 		out = append(out, v)
 	}
 	for _, v := range cli {
 		if len(v.Values) == 0 {
-			return nil, fmt.Errorf("--vary %s: no values", v.Key)
+			return nil, nil, fmt.Errorf("--vary %s: no values", v.Key)
 		}
 		if v.Key == ProtocolKey && base.ProtocolLabels() == nil {
-			return nil, fmt.Errorf("--vary %s: the scenario has no [[protocols]] entries to choose from (vary protocol.kind instead)", v)
+			return nil, nil, fmt.Errorf("--vary %s: the scenario has no [[protocols]] entries to choose from (vary protocol.kind instead)", v)
 		}
 		if !slices.ContainsFunc(base.Sweep.Vary, func(t string) bool { x, _ := ParseVary(t); return x.Key == v.Key }) {
 			if slices.ContainsFunc(out, func(x Vary) bool { return x.Key == v.Key }) {
-				return nil, fmt.Errorf("--vary %s: key varied twice", v.Key)
+				return nil, nil, fmt.Errorf("--vary %s: key varied twice", v.Key)
 			}
 			if v.Key == ProtocolKey {
 				out = append([]Vary{v}, out...)
@@ -268,7 +293,41 @@ func effectiveVaries(base *scenarios.Scenario, cli []Vary) ([]Vary, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, fileVary, nil
+}
+
+// varyEntryErr returns an error about entry i of the scenario's [sweep]
+// vary list, located as the scenario's own errors are: file, line (of the
+// list: the scenario records no line per element) and key sweep.vary[i].
+func varyEntryErr(base *scenarios.Scenario, i int, format string, args ...any) error {
+	err := base.Errorf("sweep.vary", format, args...)
+	var e *scenarios.Error
+	if errors.As(err, &e) {
+		e.Key = fmt.Sprintf("sweep.vary[%d]", i)
+	}
+	return err
+}
+
+// varyErr locates at its [sweep] vary entry an error about a value that
+// entry gave at a point of settings set: the value is applied as an
+// override, so the scenario reports it as "--set key", which the user
+// never wrote. It reports false for other errors.
+func (sw *Sweep) varyErr(set []Setting, err error) (error, bool) {
+	var e *scenarios.Error
+	if !errors.As(err, &e) {
+		return err, false
+	}
+	key, ok := strings.CutPrefix(e.File, "--set ")
+	i, fromFile := sw.fileVary[key]
+	if !ok || !fromFile {
+		return err, false
+	}
+	for _, st := range set {
+		if st.Key == key {
+			return varyEntryErr(sw.base, i, "%s: %s", st, e.Msg), true
+		}
+	}
+	return varyEntryErr(sw.base, i, "%s", e.Msg), true
 }
 
 // applySettings returns base with a point's settings applied, in the order
@@ -565,9 +624,17 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	return nil
 }
 
-// pointErr names point i in err, unless the sweep has a single point.
+// pointErr names point i in err, unless the sweep has a single point or
+// err is about a value of the scenario's [sweep] vary list, which names its
+// entry instead.
 func (sw *Sweep) pointErr(i int, err error) error {
-	if err == nil || sw.Points[i].ID == "" {
+	if err == nil {
+		return nil
+	}
+	if located, ok := sw.varyErr(sw.Points[i].Settings, err); ok {
+		return located
+	}
+	if sw.Points[i].ID == "" {
 		return err
 	}
 	return fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)

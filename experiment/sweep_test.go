@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -115,6 +116,63 @@ func TestNewSweep(t *testing.T) {
 		if _, err := NewSweep(base, c.varies, c.reps); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want it to mention %q", c.varies, err, c.want)
 		}
+	}
+}
+
+// A sweep lists its runs up front, so the library refuses a replication
+// count the scenario would refuse, however it is given.
+func TestNewSweepReps(t *testing.T) {
+	for _, c := range []struct {
+		reps int
+		ok   bool
+	}{{1, true}, {scenarios.MaxReps, true}, {0, false}, {-3, false}, {scenarios.MaxReps + 1, false}, {1 << 40, false}} {
+		sw, err := NewSweep(smallScenario(t), nil, c.reps)
+		switch {
+		case c.ok && (err != nil || sw.Reps != c.reps):
+			t.Errorf("reps %d: %v", c.reps, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), "reps must be between 1 and 1048576")):
+			t.Errorf("reps %d: error %v", c.reps, err)
+		}
+	}
+}
+
+// Errors about a scenario's [sweep] vary entries name the entry, sweep.vary[i],
+// with its file and line, whether the entry is malformed or one of its values
+// is wrong for the scenario (found building the sweep or preparing a point),
+// rather than a "--set" or "--vary" the user never wrote. A value given on
+// the command line is still reported as such.
+func TestSweepVaryErrorsLocated(t *testing.T) {
+	line := strings.Count(small, "\n") + 2 // small, then [sweep], then vary
+	at := func(i int, msg string) string { return fmt.Sprintf("v.toml:%d: sweep.vary[%d]: %s", line, i, msg) }
+	for _, c := range []struct {
+		vary string
+		cli  []Vary
+		want string
+	}{
+		{`"cluster.nodes=2,2"`, nil, at(0, `"cluster.nodes=2,2": value "2" given twice`)},
+		{`"cluster.nodes=2,"`, nil, at(0, `"cluster.nodes=2,": empty value`)},
+		{`"cluster.nodes=2", "seed=1", "cluster.nodes=4"`, nil, at(2, "cluster.nodes is varied twice")},
+		{`"seed=1,2", "cluster.nodez=2"`, nil, at(1, `cluster.nodez=2: unknown key "cluster.nodez"`)},
+		{`"cluster.nodes=2,-1"`, nil, at(0, "cluster.nodes=-1: must be ≥ 1, got -1")},
+		{`"protocol.kind=none,magic"`, nil, at(0, `protocol.kind=magic: unknown protocol "magic"`)},
+		{`"protocol.kind=cpr", "protocol.period=1s,soon"`, nil, at(1, `protocol.period=soon: invalid duration "soon"`)},
+		// found when the point is prepared, not when the sweep is built
+		{`"seed=1", "workload.width=32,0"`, nil, at(1, "workload.width=0: workload.width and height must be")},
+		{`"cluster.nodes=2"`, []Vary{{"cluster.nodes", []string{"-1"}}}, "sweep point cluster.nodes=-1: --set cluster.nodes: must be ≥ 1"},
+	} {
+		t.Run(c.vary, func(t *testing.T) {
+			s, err := scenarios.Parse("v.toml", []byte(small+"[sweep]\nvary = ["+c.vary+"]\n"), []string{"reps=1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sw, err := NewSweep(s, c.cli, 1)
+			if err == nil {
+				err = sw.Run(context.Background(), RunOptions{}, func(SweepRecord) error { return nil })
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %v\nwant it to start with %s", err, c.want)
+			}
+		})
 	}
 }
 

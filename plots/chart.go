@@ -46,7 +46,8 @@ const autoLogSpan = 100
 // analytical prediction: a dashed line without markers or error bars.
 type Series struct {
 	Name            string
-	Style           string // key for Style; empty: Name
+	Style           string // key for KindStyle; empty: Name
+	Kind            string // protocol kind of the series, if known
 	X, Y, Low, High []float64
 	Curve           bool
 }
@@ -66,6 +67,7 @@ type LineChart struct {
 type SeriesStyle struct {
 	Color color.RGBA
 	Shape draw.GlyphDrawer // markers of measured series; curves have none
+	Dash  int              // index in curveDashes of the pattern of analytical curves
 }
 
 // Colours of the Okabe–Ito palette, readable by colour-blind readers.
@@ -89,10 +91,7 @@ var (
 // chosen by its suffix; other names get a style chosen by a hash of the
 // name, in a colour no protocol has. Both are stable from run to run.
 func Style(name string) SeriesStyle {
-	word := strings.ToLower(strings.TrimSpace(name))
-	if i := strings.IndexAny(word, " :,;("); i > 0 {
-		word = word[:i]
-	}
+	word := firstWord(name)
 	if st, ok := fixedStyle(word); ok {
 		return st
 	}
@@ -107,6 +106,44 @@ func Style(name string) SeriesStyle {
 	colours := []color.RGBA{orange, skyBlue, yellow}
 	k := hash(word)
 	return SeriesStyle{Color: colours[k%uint32(len(colours))], Shape: shapes[(k/7)%uint32(len(shapes))]}
+}
+
+// firstWord returns the lower-case first word of a series name, the
+// protocol of "cpr (model)" or "every-200 model: ...".
+func firstWord(name string) string {
+	word := strings.ToLower(strings.TrimSpace(name))
+	if i := strings.IndexAny(word, " :,;("); i > 0 {
+		word = word[:i]
+	}
+	return word
+}
+
+// KindStyle returns the style of a series named name whose protocol is of
+// kind kind: a [[protocols]] entry's label need not name its kind
+// ("every-200" is a cpr, "ftpida" an abft), and Style alone draws such a
+// label in a colour no protocol has. A series named after its kind, or of
+// no known kind, is drawn as Style draws it. Any other is drawn in its
+// kind's colour, with a marker chosen by its label (the one Style gives a
+// label written "kind-variant", else one other than the kind's own), and
+// its analytical curves with a dash pattern other than the kind's: the
+// same in every figure, and telling apart entries that share a kind (Plot
+// also changes a marker or pattern that two series of a chart would
+// share).
+func KindStyle(name, kind string) SeriesStyle {
+	word, kind := firstWord(name), firstWord(kind)
+	if kind == "" || word == kind {
+		return Style(name)
+	}
+	st := Style(kind)
+	h := hash(word)
+	if strings.HasPrefix(word, kind+"-") {
+		st.Shape = Style(word).Shape // as drawn before kinds were known
+	} else {
+		others := slices.DeleteFunc(slices.Clone(shapes), func(g draw.GlyphDrawer) bool { return g == st.Shape })
+		st.Shape = others[h%uint32(len(others))]
+	}
+	st.Dash = 1 + int(h%uint32(len(curveDashes)-1))
+	return st
 }
 
 // shapes are the markers of the styles chosen by hashing, and the ones
@@ -140,20 +177,40 @@ func hash(s string) uint32 {
 	return h.Sum32()
 }
 
-// distinct returns st, or st with the next marker no series of the chart
-// uses yet when another series already looks like it (two variants whose
-// suffixes hash to the same marker).
-func distinct(st SeriesStyle, used map[SeriesStyle]bool) SeriesStyle {
-	start := slices.Index(shapes, st.Shape)
-	for j := 0; used[st] && j < len(shapes); j++ {
-		st.Shape = shapes[(start+1+j)%len(shapes)]
+// distinct returns st, or st with the next marker (the next dash pattern,
+// for an analytical curve) that no series of the chart uses yet when
+// another series already looks like it (two labels whose names hash to the
+// same marker).
+func distinct(st SeriesStyle, curve bool, used map[SeriesStyle]bool) SeriesStyle {
+	look := func() SeriesStyle { // what the reader sees
+		if curve {
+			return SeriesStyle{Color: st.Color, Dash: st.Dash}
+		}
+		return SeriesStyle{Color: st.Color, Shape: st.Shape}
 	}
-	used[st] = true
+	start, n := slices.Index(shapes, st.Shape), len(shapes)
+	if curve {
+		start, n = st.Dash, len(curveDashes)
+	}
+	for j := 0; used[look()] && j < n; j++ {
+		if curve {
+			st.Dash = (start + 1 + j) % n
+		} else {
+			st.Shape = shapes[(start+1+j)%n]
+		}
+	}
+	used[look()] = true
 	return st
 }
 
-// curveDashes is the dash pattern of analytical curves.
-var curveDashes = []vg.Length{vg.Points(5), vg.Points(3)}
+// curveDashes are the dash patterns of analytical curves: the first for a
+// protocol kind's own, the others for labelled entries of the kind.
+var curveDashes = [][]vg.Length{
+	{vg.Points(5), vg.Points(3)},
+	{vg.Points(1.5), vg.Points(2)},
+	{vg.Points(8), vg.Points(3), vg.Points(1.5), vg.Points(3)},
+	{vg.Points(12), vg.Points(4)},
+}
 
 // Plot builds the gonum plot. Points with a non-finite coordinate, and on a
 // logarithmic axis points at or below zero, are left out (a lower error bar
@@ -199,17 +256,14 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 		if key == "" {
 			key = s.Name
 		}
-		st := Style(key)
-		if !s.Curve {
-			st = distinct(st, used)
-		}
+		st := distinct(KindStyle(key, s.Kind), s.Curve, used)
 		line, err := plotter.NewLine(pts)
 		if err != nil {
 			return nil, fmt.Errorf("plot %q: series %q: %w", c.Title, s.Name, err)
 		}
 		line.Color, line.Width = st.Color, vg.Points(1.2)
 		if s.Curve {
-			line.Dashes = curveDashes
+			line.Dashes = curveDashes[st.Dash]
 			p.Add(line)
 			p.Legend.Add(s.Name, line)
 			continue

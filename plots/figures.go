@@ -14,18 +14,20 @@ type Estimate struct {
 }
 
 // Point is one summarised measurement of a figure: the series it belongs to
-// (a protocol name, normally), its x value and its estimate.
+// (a protocol name, normally), its x value and its estimate. Kind is the
+// protocol kind of the series when it is known, for KindStyle.
 type Point struct {
 	Series string
+	Kind   string
 	X      float64
 	Y      Estimate
 }
 
 // Curve is an analytical prediction drawn as a dashed line, in the colour of
-// Style (empty: that of Name).
+// KindStyle(Style, Kind) (an empty Style: Name).
 type Curve struct {
-	Name, Style string
-	X, Y        []float64
+	Name, Style, Kind string
+	X, Y              []float64
 }
 
 // Group turns points into series, one per series name in order of first
@@ -44,7 +46,7 @@ func Group(pts []Point, xScale, yScale float64) []Series {
 	for _, n := range names {
 		ps := by[n]
 		sort.SliceStable(ps, func(i, j int) bool { return ps[i].X < ps[j].X })
-		s := Series{Name: n}
+		s := Series{Name: n, Kind: ps[0].Kind}
 		for _, p := range ps {
 			s.X = append(s.X, p.X*xScale)
 			s.Y = append(s.Y, p.Y.Mean*yScale)
@@ -59,7 +61,7 @@ func Group(pts []Point, xScale, yScale float64) []Series {
 func curves(cs []Curve, xScale float64) []Series {
 	var out []Series
 	for _, c := range cs {
-		s := Series{Name: c.Name, Style: c.Style, Curve: true, Y: append([]float64(nil), c.Y...)}
+		s := Series{Name: c.Name, Style: c.Style, Kind: c.Kind, Curve: true, Y: append([]float64(nil), c.Y...)}
 		for _, x := range c.X {
 			s.X = append(s.X, x*xScale)
 		}
@@ -177,7 +179,7 @@ func Speedup(pts []Point) *LineChart {
 			c.YLabel = "speedup N₀·T(N₀)/T(N)"
 		}
 		ref := n0 * t0
-		sp := Series{Name: s.Name, X: s.X}
+		sp := Series{Name: s.Name, Kind: s.Kind, X: s.X}
 		for i := range s.X {
 			sp.Y = append(sp.Y, ref/s.Y[i])
 			sp.Low = append(sp.Low, ref/s.High[i]) // a longer makespan is a smaller speedup

@@ -49,6 +49,11 @@ func figures() map[string]*LineChart {
 		"efficiency-vs-mtbf":     EfficiencyVsMTBF(twoProtocols(mtbf, func(p string, m float64) float64 { return 100 / makespan(p, m) })),
 		"speedup":                Speedup(twoProtocols(nodes, func(p string, n float64) float64 { return 100/n + 2 })),
 		"generic":                Chart("Makespan vs cores", "cores per node", "makespan (s)", twoProtocols([]float64{1, 2}, func(string, float64) float64 { return 5 })),
+		"labelled": MakespanVsMTBF([]Point{
+			{Series: "every-2", Kind: "cpr", X: 3600, Y: Estimate{200, 190, 210}}, {Series: "every-2", Kind: "cpr", X: 36000, Y: Estimate{120, 110, 130}},
+			{Series: "rare", Kind: "cpr", X: 3600, Y: Estimate{180, 170, 190}}, {Series: "rare", Kind: "cpr", X: 36000, Y: Estimate{125, 120, 130}},
+		}, []Curve{{Name: "every-2 model", Style: "every-2", Kind: "cpr", X: mtbf[:2], Y: []float64{190, 118}},
+			{Name: "rare model", Style: "rare", Kind: "cpr", X: mtbf[:2], Y: []float64{170, 121}}}),
 	}
 }
 
@@ -180,17 +185,58 @@ func TestStyle(t *testing.T) {
 	}
 	// two series of a chart never look the same
 	used := map[SeriesStyle]bool{}
-	a := distinct(Style("cpr"), used)
-	b := distinct(Style("cpr"), used)
+	a := distinct(Style("cpr"), false, used)
+	b := distinct(Style("cpr"), false, used)
 	if a == b || a.Color != b.Color {
 		t.Fatalf("same-looking series: %+v and %+v", a, b)
 	}
 }
 
+// A labelled protocol entry is drawn in its kind's colour whatever its
+// label, with a marker and a curve dash of its own, the same in every
+// figure; entries sharing a kind stay apart within a chart even when their
+// labels hash alike.
+func TestKindStyle(t *testing.T) {
+	cpr := Style("cpr")
+	for _, c := range [][2]string{{"every-200", "cpr"}, {"every-200 model: daly", "cpr"}, {"ftpida", "abft"}, {"cpr-pfs (published)", "cpr"}, {"x", "mpift-ia"}} {
+		if st, want := KindStyle(c[0], c[1]), Style(c[1]); st.Color != want.Color || st.Shape == want.Shape || st.Dash == want.Dash {
+			t.Errorf("%s of kind %s: %+v, want %s's colour with another marker and dash", c[0], c[1], st, c[1])
+		}
+	}
+	if Style("every-200").Color == cpr.Color {
+		t.Error("Style alone ties every-200 to cpr: this test no longer shows why kinds are needed")
+	}
+	if KindStyle("cpr", "cpr") != cpr || KindStyle("cpr (model)", "cpr") != cpr || KindStyle("every-200", "") != Style("every-200") {
+		t.Error("a series named after its kind, or without a kind, is not drawn as Style draws it")
+	}
+	if st := KindStyle("cpr-buddy", "cpr"); st.Color != cpr.Color || st.Shape != Style("cpr-buddy").Shape {
+		t.Error("a label written kind-variant changed marker")
+	}
+	if KindStyle("every-200", "cpr") != KindStyle("every-200 (published)", "cpr") {
+		t.Error("an entry's published values are drawn in another style")
+	}
+	// "every-2" and "rare" hash to the same marker and the same dash
+	for _, curve := range []bool{false, true} {
+		used := map[SeriesStyle]bool{}
+		a := distinct(KindStyle("every-2", "cpr"), curve, used)
+		b := distinct(KindStyle("rare", "cpr"), curve, used)
+		if a.Color != b.Color || (!curve && a.Shape == b.Shape) || (curve && a.Dash == b.Dash) {
+			t.Errorf("curve %v: same-looking entries of one kind: %+v and %+v", curve, a, b)
+		}
+	}
+	// the kind reaches the series of every figure
+	pts := []Point{{Series: "every-200", Kind: "cpr", X: 1, Y: Estimate{2, 1, 3}}, {Series: "every-200", Kind: "cpr", X: 2, Y: Estimate{1, 1, 1}}}
+	for _, c := range []*LineChart{OverheadVsNodes(pts), Speedup(pts), MakespanVsMTBF(nil, []Curve{{Name: "every-200 model", Kind: "cpr", X: []float64{1, 2}, Y: []float64{1, 2}}})} {
+		if c.Series[0].Kind != "cpr" {
+			t.Errorf("%s: series %+v lost its kind", c.Title, c.Series[0])
+		}
+	}
+}
+
 func TestSpeedupValues(t *testing.T) {
 	pts := []Point{
-		{"none", 1, Estimate{100, 90, 110}}, {"none", 4, Estimate{25, 20, 50}},
-		{"cpr", 2, Estimate{60, 60, 60}}, {"cpr", 4, Estimate{40, 40, 40}},
+		{Series: "none", X: 1, Y: Estimate{100, 90, 110}}, {Series: "none", X: 4, Y: Estimate{25, 20, 50}},
+		{Series: "cpr", X: 2, Y: Estimate{60, 60, 60}}, {Series: "cpr", X: 4, Y: Estimate{40, 40, 40}},
 	}
 	c := Speedup(pts)
 	if len(c.Series) != 3 || c.Series[2].Name != "ideal" || !c.Series[2].Curve {
@@ -204,7 +250,7 @@ func TestSpeedupValues(t *testing.T) {
 		t.Fatalf("cpr from N₀ = 2: %+v, label %q", cpr, c.YLabel)
 	}
 	// with a fault-free series, every series is measured against it
-	pts = append(pts, Point{"fault-free", 2, Estimate{50, 50, 50}}, Point{"fault-free", 4, Estimate{25, 25, 25}})
+	pts = append(pts, Point{Series: "fault-free", X: 2, Y: Estimate{50, 50, 50}}, Point{Series: "fault-free", X: 4, Y: Estimate{25, 25, 25}})
 	c = Speedup(pts)
 	if none, cpr, ff := c.Series[0], c.Series[1], c.Series[2]; none.Y[0] != 1 || none.Y[1] != 4 || cpr.Y[0] != 100.0/60 || cpr.Y[1] != 2.5 || ff.Y[1] != 4 {
 		t.Fatalf("against the fault-free run: %+v", c.Series)

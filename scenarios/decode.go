@@ -237,6 +237,10 @@ func (w *walker) section(n node, sec *Section) error {
 			if err := w.doc.md.PrimitiveDecode(c.p, &sec.label); err != nil {
 				return w.errorf(c, "want a string, got %s", w.rawType(c.p))
 			}
+			if sec.label == "" {
+				// Label would fall back to the kind: leaving it out says that
+				return w.errorf(c, "must not be empty: leave label out to name the entry by its kind")
+			}
 			sec.labelAt = origin{src: w.doc.src, line: w.line(c)}
 			w.record(c)
 			continue

@@ -228,9 +228,13 @@ func (v *validator) protocols() {
 func (v *validator) sweep() {
 	for i, x := range v.s.Sweep.Vary {
 		key, vals, ok := strings.Cut(x, "=")
-		v.check(ok && strings.TrimSpace(key) != "" && strings.TrimSpace(vals) != "",
-			v.s.blame(fmt.Sprintf("sweep.vary[%d]", i), "sweep.vary"),
-			"%q: want key=v1,v2,... such as cluster.nodes=64,128", x)
+		if ok && strings.TrimSpace(key) != "" && strings.TrimSpace(vals) != "" || v.err != nil {
+			continue
+		}
+		// located at the list's line (no line is recorded per element),
+		// named by the entry
+		v.err = v.s.errorf("sweep.vary", "%q: want key=v1,v2,... such as cluster.nodes=64,128", x)
+		v.err.Key = fmt.Sprintf("sweep.vary[%d]", i)
 	}
 }
 

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"ftsim/experiment"
+	"ftsim/scenarios"
 )
 
 func execute(args ...string) (string, string, error) {
@@ -158,5 +163,111 @@ value = 4
 	}
 	if _, _, err := execute("run", p, "--trace", filepath.Join(t.TempDir(), "x.json")); err == nil {
 		t.Error("--trace of several protocols was accepted")
+	}
+}
+
+// Counts no run can use are refused before anything runs, naming the flag:
+// --reps was taken as "the scenario's" when 0 or negative and accepted
+// beyond what a sweep can list, a negative --workers meant all cores.
+func TestCountFlags(t *testing.T) {
+	p := writeScenario(t, tiny)
+	huge := strconv.Itoa(scenarios.MaxReps + 1)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", p, "--reps", "0"}, "--reps: must be between 1 and 1048576, got 0"},
+		{[]string{"run", p, "--reps", "-2"}, "--reps: must be between 1 and 1048576, got -2"},
+		{[]string{"run", p, "--reps", huge}, "--reps: must be between 1 and 1048576, got " + huge},
+		{[]string{"run", p, "--workers", "-1"}, "--workers: must be ≥ 0"},
+		{[]string{"run", p, "--trace-messages", "-1", "--trace", filepath.Join(t.TempDir(), "t.json")}, "--trace-messages: must be ≥ 0"},
+		{[]string{"sweep", p, "--reps", "0"}, "--reps: must be between 1 and 1048576, got 0"},
+		{[]string{"sweep", p, "--reps", huge}, "--reps: must be between 1 and 1048576, got " + huge},
+		{[]string{"sweep", p, "--workers", "-4"}, "--workers: must be ≥ 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.args[0]+" "+strings.Join(c.args[2:4], " "), func(t *testing.T) {
+			if _, _, err := executeSweep(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// 'ftsim run --out' writes a result store, the one 'ftsim sweep --out'
+// writes: plot and merge read it, a store holding runs is refused without
+// --resume, and --resume runs only what is missing, giving the same table
+// and files as a run that was never interrupted.
+func TestRunStore(t *testing.T) {
+	p := writeScenario(t, tinyFailing)
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "run")
+	table := mustRun(t, "run", p, "--reps", "4", "--out", dir)
+	if plain := mustRun(t, "run", p, "--reps", "4"); table != plain {
+		t.Fatalf("the table differs with --out:\n%s\n---\n%s", table, plain)
+	}
+	res, err := experiment.ReadStore(dir)
+	if err != nil || len(res.Records) != 4 || len(res.Points) != 1 || res.Points[0].Kind != "none" {
+		t.Fatalf("store: %v, %+v", err, res)
+	}
+	if rows := strings.Split(readFile(t, filepath.Join(dir, "runs.csv")), "\n"); !strings.HasPrefix(rows[0], "point,scenario,") || !strings.HasPrefix(rows[1], ",tiny,") {
+		t.Fatalf("runs.csv:\n%s", strings.Join(rows, "\n"))
+	}
+	if _, _, err := executeSweep("run", p, "--reps", "4", "--out", dir); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("a second run into the store: %v", err)
+	}
+	if _, _, err := executeSweep("run", p, "--resume"); err == nil || !strings.Contains(err.Error(), "--resume needs --out") {
+		t.Fatalf("--resume without --out: %v", err)
+	}
+	if out := mustRun(t, "run", p, "--reps", "4", "--out", dir, "--resume"); out != table {
+		t.Fatalf("resuming a finished run:\n%s", out)
+	}
+	// an interrupted run: two runs stored, one partial line
+	cut := filepath.Join(tmp, "cut")
+	mustRun(t, "run", p, "--reps", "4", "--out", cut)
+	lines := strings.SplitAfter(readFile(t, filepath.Join(cut, "runs.jsonl")), "\n")
+	if err := os.WriteFile(filepath.Join(cut, "runs.jsonl"), []byte(lines[0]+lines[1]+lines[2][:20]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, "run", p, "--reps", "4", "--out", cut, "--resume", "--format", "json"); strings.Count(out, "\n") != 2 {
+		t.Fatalf("resume ran again what was stored:\n%s", out)
+	}
+	for _, f := range []string{"runs.csv", "runs.jsonl", "points.jsonl", "meta.json"} {
+		if readFile(t, filepath.Join(dir, f)) != readFile(t, filepath.Join(cut, f)) {
+			t.Errorf("%s: the resumed store differs from the uninterrupted one", f)
+		}
+	}
+	if out := mustRun(t, "merge", filepath.Join(tmp, "merged"), dir); !strings.Contains(out, "merged 4 runs from 1 stores") {
+		t.Fatalf("merge:\n%s", out)
+	}
+	if out := mustRun(t, "plot", dir); !strings.Contains(out, "no figure to draw") {
+		t.Fatalf("plot:\n%s", out)
+	}
+}
+
+// A scenario of one point prints its published figures too, and a
+// published metric no run reports is refused before anything runs.
+func TestRunPublishedOnePoint(t *testing.T) {
+	pub := `[[published]]
+source = "Table 1"
+metric = "%s"
+value = 2e-5
+unit = "s"
+`
+	p := writeScenario(t, tiny+fmt.Sprintf(pub, "baseline_s"))
+	out := mustRun(t, "run", p)
+	if !strings.Contains(out, "published vs simulated:") || !strings.Contains(out, "Table 1  (base)  baseline_s  2e-05 s") {
+		t.Fatalf("output:\n%s", out)
+	}
+	p = writeScenario(t, tiny+fmt.Sprintf(pub, "baseline"))
+	for _, cmd := range []string{"run", "sweep"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		_, _, err := executeSweep(cmd, p, "--out", dir)
+		if err == nil || !strings.Contains(err.Error(), `s.toml:12: published[0].metric: unknown metric "baseline"`) {
+			t.Errorf("%s: error %v", cmd, err)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s: the store was created before the error", cmd)
+		}
 	}
 }

@@ -48,7 +48,7 @@ quantity are drawn beside the results as dashed lines in the protocol's colour.`
   ftsim plot results --out figures --format svg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := experiment.ReadStore(args[0])
+			res, err := readPlottable(args[0])
 			if err != nil {
 				return err
 			}
@@ -70,6 +70,20 @@ quantity are drawn beside the results as dashed lines in the protocol's colour.`
 	c.Flags().StringVar(&out, "out", "", "directory of the figures (default: DIR/plots)")
 	c.Flags().StringVar(&formats, "format", "png,svg", "comma-separated formats: png, svg")
 	return c
+}
+
+// readPlottable reads the store dir for drawPlots, refusing one that holds
+// no run: its figures would be empty, and "no figure to draw" would blame
+// the varied keys.
+func readPlottable(dir string) (*experiment.Results, error) {
+	res, err := experiment.ReadStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Records) == 0 {
+		return nil, fmt.Errorf("%s: the store is empty: no run has finished yet (run or resume the sweep first)", dir)
+	}
+	return res, nil
 }
 
 // publishedSuffix names the series of published figures ("fast (published)"):
@@ -128,6 +142,15 @@ type slicePoint struct {
 	x    float64
 	sum  experiment.PointSummary
 	info *experiment.PointInfo
+}
+
+// kind is the point's protocol kind, for its style; "" when the store does
+// not say (written before kinds were stored), which styles by label.
+func (p slicePoint) kind() string {
+	if p.info == nil {
+		return ""
+	}
+	return p.info.Kind
 }
 
 // sweepFigures returns the figures of a store, in the order of its varied
@@ -245,7 +268,7 @@ func figuresAlong(key string, sl slice) []figure {
 		var pts []plots.Point
 		for _, p := range sl.pts {
 			if e, ok := y(p); ok {
-				pts = append(pts, plots.Point{Series: p.sum.Protocol, X: p.x, Y: e})
+				pts = append(pts, plots.Point{Series: p.sum.Protocol, Kind: p.kind(), X: p.x, Y: e})
 			}
 		}
 		return pts
@@ -259,7 +282,7 @@ func figuresAlong(key string, sl slice) []figure {
 			}
 			for _, pub := range p.info.Published {
 				if pub.Metric == metric {
-					pts = append(pts, plots.Point{Series: p.sum.Protocol + publishedSuffix, X: p.x, Y: exact(pub.Value)})
+					pts = append(pts, plots.Point{Series: p.sum.Protocol + publishedSuffix, Kind: p.kind(), X: p.x, Y: exact(pub.Value)})
 				}
 			}
 		}
@@ -304,7 +327,7 @@ func figuresAlong(key string, sl slice) []figure {
 		var pts []plots.Point
 		for _, p := range sl.pts {
 			if p.info != nil && p.sum.Runs > 0 {
-				pts = append(pts, plots.Point{Series: p.sum.Protocol, X: p.info.CommCompRatio(), Y: exact(p.sum.Overhead)})
+				pts = append(pts, plots.Point{Series: p.sum.Protocol, Kind: p.kind(), X: p.info.CommCompRatio(), Y: exact(p.sum.Overhead)})
 			}
 		}
 		add("overhead-vs-comm-ratio_"+key, plots.OverheadVsCommRatio(pts))
@@ -334,7 +357,7 @@ func modelCurves(sl slice) []plots.Curve {
 			if !ok {
 				i = len(out)
 				idx[p.sum.Protocol] = i
-				out = append(out, plots.Curve{Name: name, Style: p.sum.Protocol})
+				out = append(out, plots.Curve{Name: name, Style: p.sum.Protocol, Kind: p.kind()})
 			}
 			if out[i].Name == name {
 				out[i].X = append(out[i].X, p.x)

@@ -3,11 +3,11 @@ package main
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"text/tabwriter"
@@ -24,6 +24,7 @@ type runOpts struct {
 	reps    int
 	format  string
 	out     string
+	resume  bool
 	workers int
 	trace   string
 	traceN  int64
@@ -36,10 +37,16 @@ func newRunCmd() *cobra.Command {
 		Short: "Run a scenario (default: the embedded default scenario)",
 		Long: `Run a scenario file, or one of the embedded scenarios by name (see
 'ftsim scenarios'). Every replication runs with its own seed; replication r of
-any protocol sees the same failure trace.`,
+any protocol sees the same failure trace.
+
+With --out, the runs are written to the result store DIR as 'ftsim sweep --out'
+writes it (runs.csv and runs.jsonl with the run's point first, meta.json,
+points.jsonl), so that 'ftsim plot' and 'ftsim merge' read it. A store holding
+runs is never overwritten; --resume continues it, skipping the runs it holds.`,
 		Example: `  ftsim run
   ftsim run scenarios/exascale.toml --reps 5
-  ftsim run my.toml --set cluster.nodes=256 --set failures.node_mtbf=5y --format json`,
+  ftsim run my.toml --set cluster.nodes=256 --set failures.node_mtbf=5y --format json
+  ftsim run my.toml --reps 100 --out results --resume`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := ""
@@ -54,7 +61,8 @@ any protocol sees the same failure trace.`,
 	f.Int64Var(&o.seed, "seed", -1, "run seed (default: the scenario's)")
 	f.IntVar(&o.reps, "reps", 0, "replications (default: the scenario's)")
 	f.StringVar(&o.format, "format", "table", "output format: table, json (JSON lines) or csv")
-	f.StringVar(&o.out, "out", "", "also write runs.csv and runs.jsonl to this directory")
+	f.StringVar(&o.out, "out", "", "also write the runs to this result store directory (runs.csv, runs.jsonl, meta.json, points.jsonl)")
+	f.BoolVar(&o.resume, "resume", false, "continue the runs stored in --out, skipping those it holds")
 	f.IntVar(&o.workers, "workers", 0, "parallel replications (default: all cores)")
 	f.StringVar(&o.trace, "trace", "", "also write replication 0's timeline to this file (Chrome/Perfetto trace format: open it in ui.perfetto.dev)")
 	f.Int64Var(&o.traceN, "trace-messages", 200000, "trace at most this many messages (0 = all)")
@@ -83,12 +91,18 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 	default:
 		return fmt.Errorf("--format: %q is not table, json or csv", o.format)
 	}
+	if err := checkCounts(o.reps, cmd.Flags().Changed("reps"), o.workers); err != nil {
+		return err
+	}
+	if o.traceN < 0 {
+		return fmt.Errorf("--trace-messages: must be ≥ 0 (0 = all messages), got %d", o.traceN)
+	}
+	if o.resume && o.out == "" {
+		return errors.New("--resume needs --out")
+	}
 	overrides := append([]string(nil), o.sets...)
 	if o.seed >= 0 {
 		overrides = append(overrides, "seed="+strconv.FormatInt(o.seed, 10))
-	}
-	if o.reps > 0 {
-		overrides = append(overrides, "reps="+strconv.Itoa(o.reps))
 	}
 	s, err := loadScenario(file, overrides)
 	if err != nil {
@@ -100,58 +114,76 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 		if o.trace != "" {
 			return fmt.Errorf("--trace records one run: %s compares several protocols or points; trace one with 'ftsim run %s --set ...' on a copy holding a single [protocol]", s.File, s.File)
 		}
-		so := &sweepOpts{sets: overrides, out: o.out, workers: o.workers, format: o.format}
+		so := &sweepOpts{sets: overrides, reps: o.reps, out: o.out, resume: o.resume, workers: o.workers, format: o.format}
 		return so.run(cmd, file)
 	}
 	// One point, run as a sweep so that its fault-free run with the protocol
 	// runs beside its replications instead of before them.
-	sw, err := experiment.NewSweep(s, nil, s.Reps)
+	reps := s.Reps
+	if o.reps > 0 {
+		reps = o.reps
+	}
+	sw, err := experiment.NewSweep(s, nil, reps)
 	if err != nil {
 		return err
+	}
+	if err := sw.CheckPublished(s); err != nil {
+		return err
+	}
+	meta, err := sweepMeta(file, overrides, sw.Varies, reps, experiment.Shard{})
+	if err != nil {
+		return err
+	}
+	ex, err := newExecution(cmd, sw, meta, o.out, o.resume, o.workers)
+	if err != nil {
+		return err
+	}
+	defer ex.close()
+	var point *experiment.Point
+	if o.trace != "" {
+		ex.onPrepared = func(p *experiment.Point) { point = p }
 	}
 	stdout := bufio.NewWriter(cmd.OutOrStdout())
 	defer stdout.Flush()
-
-	var sinks []func(experiment.Record) error
-	switch o.format {
-	case "json":
-		sinks = append(sinks, jsonSink(stdout))
-	case "csv":
-		sinks = append(sinks, csvSink(stdout))
-	}
-	if o.out != "" {
-		closeOut, outSinks, err := fileSinks(o.out)
-		if err != nil {
-			return err
+	var emit func(experiment.SweepRecord) error
+	if o.format != "table" {
+		// the records alone, as before there was a store: one point has no
+		// point column to print
+		sink := jsonSink(stdout)
+		if o.format == "csv" {
+			sink = csvSink(stdout)
 		}
-		defer closeOut()
-		sinks = append(sinks, outSinks...)
-	}
-	var recs []experiment.Record
-	var point *experiment.Point
-	opts := experiment.RunOptions{Workers: o.workers, Progress: cmd.ErrOrStderr(),
-		Prepared: func(_ *experiment.SweepPoint, p *experiment.Point) error { point = p; return nil }}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err = sw.Run(ctx, opts, func(r experiment.SweepRecord) error {
-		recs = append(recs, r.Record)
-		for _, sink := range sinks {
+		emit = func(r experiment.SweepRecord) error {
 			if err := sink(r.Record); err != nil {
 				return err
 			}
+			return stdout.Flush()
 		}
-		return stdout.Flush()
-	})
-	if err != nil && ctx.Err() != nil {
-		return interrupted(ctx)
 	}
-	if err != nil {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := ex.run(ctx, emit); err != nil {
 		return err
 	}
 	if o.format == "table" {
-		printTable(stdout, point, recs)
+		if len(ex.infos) == 0 {
+			return fmt.Errorf("%s holds runs but not the point's fault-free figures (%s): run again into a new --out", o.out, experiment.PointsJSONL)
+		}
+		recs := make([]experiment.Record, len(ex.recs))
+		for i := range ex.recs {
+			recs[i] = ex.recs[i].Record
+		}
+		printTable(stdout, sw.Points[0].Scenario, &ex.infos[0], recs)
+		if len(s.Published) > 0 {
+			printPublished(stdout, sw.ComparePublished(s.Published, ex.recs))
+		}
 	}
 	if o.trace != "" {
+		if point == nil { // every run was in the store: nothing prepared it
+			if point, err = experiment.Prepare(sw.Points[0].Scenario); err != nil {
+				return err
+			}
+		}
 		if err := writeTrace(point, o.trace, o.traceN); err != nil {
 			return err
 		}
@@ -199,32 +231,9 @@ func csvSink(w io.Writer) func(experiment.Record) error {
 	}
 }
 
-// fileSinks opens DIR/runs.csv and DIR/runs.jsonl. Every record is written
-// whole and flushed at once, so an interrupted run leaves complete rows.
-func fileSinks(dir string) (func(), []func(experiment.Record) error, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	cf, err := os.Create(filepath.Join(dir, "runs.csv"))
-	if err != nil {
-		return nil, nil, err
-	}
-	jf, err := os.Create(filepath.Join(dir, "runs.jsonl"))
-	if err != nil {
-		cf.Close()
-		return nil, nil, err
-	}
-	closeAll := func() { cf.Close(); jf.Close() }
-	csvW := csvSink(cf)
-	jsonW := func(r experiment.Record) error {
-		_, err := jf.Write(append(r.JSON(), '\n'))
-		return err
-	}
-	return closeAll, []func(experiment.Record) error{csvW, jsonW}, nil
-}
-
-func printTable(w io.Writer, p *experiment.Point, recs []experiment.Record) {
-	s := p.Scenario
+// printTable prints the runs of one point of scenario s, described by p,
+// their means with 95% intervals and the analytical predictions.
+func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, recs []experiment.Record) {
 	fmt.Fprintf(w, "scenario %s: %s\n", s.Name, s.Description)
 	fmt.Fprintf(w, "workload %s, protocol %s, %d nodes + %d spares, failures %s",
 		s.Workload.Kind(), s.Protocol.Kind(), s.Cluster.Nodes, s.Cluster.Spares, s.Failures.Distribution)
@@ -233,7 +242,7 @@ func printTable(w io.Writer, p *experiment.Point, recs []experiment.Record) {
 			s.Failures.NodeMTBF.Seconds()/float64(s.Cluster.Nodes))
 	}
 	fmt.Fprintf(w, "\nfault-free: %.6g s without protocol, %.6g s with it (overhead %.2f%%)\n\n",
-		p.Baseline.Seconds(), p.FaultFree.Seconds(), 100*(float64(p.FaultFree)/float64(p.Baseline)-1))
+		p.BaselineS, p.FaultFreeS, 100*(p.FaultFreeS/p.BaselineS-1))
 	if len(recs) <= 20 {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "rep\tseed\tmakespan_s\tfailures\trestarts\trecovery_s\tefficiency\tanswer\tdigest_ok\t")
@@ -258,7 +267,11 @@ func printTable(w io.Writer, p *experiment.Point, recs []experiment.Record) {
 	est("failures per run", sum.Failures, " ")
 	est("recovery per failure", sum.Recovery, "s")
 	fmt.Fprintln(w)
-	printPredictions(w, p.Predictions(), sum.Makespan)
+	preds := make([]experiment.Prediction, len(p.Predictions))
+	for i, x := range p.Predictions {
+		preds[i] = experiment.Prediction(x)
+	}
+	printPredictions(w, preds, sum.Makespan)
 }
 
 // printPredictions lists the analytical figures; makespan predictions are

@@ -112,8 +112,8 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	if o.out == "" && (o.resume || o.plots) {
 		return errors.New("--resume and --plots need --out")
 	}
-	if o.reps < 0 {
-		return fmt.Errorf("--reps: must be ≥ 1, got %d", o.reps)
+	if err := checkCounts(o.reps, cmd.Flags().Changed("reps"), o.workers); err != nil {
+		return err
 	}
 	base, err := loadScenario(file, o.sets)
 	if err != nil {
@@ -134,43 +134,20 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return err
 	}
+	ex, err := newExecution(cmd, sw, meta, o.out, o.resume, o.workers)
+	if err != nil {
+		return err
+	}
+	defer ex.close()
 
-	var st *experiment.Store
-	opts := experiment.RunOptions{Shard: shard, Workers: o.workers, Progress: cmd.ErrOrStderr()}
-	var recs []experiment.SweepRecord
-	var infos []experiment.PointInfo
-	var infoMu sync.Mutex
-	emit := func(r experiment.SweepRecord) error {
-		recs = append(recs, r)
-		return nil
-	}
-	opts.Prepared = func(sp *experiment.SweepPoint, p *experiment.Point) error {
-		infoMu.Lock()
-		defer infoMu.Unlock()
-		infos = append(infos, experiment.NewPointInfo(sp, p))
-		return nil
-	}
-	if o.out != "" {
-		if st, err = experiment.OpenStore(o.out, meta, o.resume); err != nil {
-			return err
-		}
-		defer st.Close()
-		opts.Skip = st.Has
-		opts.Prepared = func(sp *experiment.SweepPoint, p *experiment.Point) error {
-			return st.AddPoint(experiment.NewPointInfo(sp, p))
-		}
-		// stored as each finishes, so an interruption loses none; the
-		// summary reads them back from the store
-		opts.Finished = st.Append
-		emit = func(experiment.SweepRecord) error { return nil }
-	}
 	w := cmd.OutOrStdout()
+	var emit func(experiment.SweepRecord) error
 	if o.format == "json" || o.format == "csv" {
-		emit = streamRecords(w, o.format, emit)
+		emit = streamRecords(w, o.format)
 		w = io.Discard // the records are the output
 	}
 	total, mine := sw.Runs(), len(sw.Pending(shard, nil))
-	todo := len(sw.Pending(shard, opts.Skip))
+	todo := len(sw.Pending(shard, ex.opts.Skip))
 	fmt.Fprintf(w, "sweep of %s: %d points × %d replications = %d runs", meta.Base, len(sw.Points), reps, total)
 	if mine != total {
 		fmt.Fprintf(w, "; shard %s: %d runs", shard, mine)
@@ -182,31 +159,13 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	runErr := sw.Run(ctx, opts, emit)
-	if runErr != nil && ctx.Err() != nil {
-		runErr = interrupted(ctx) // rather than a bare "context canceled"
-	}
-	if st != nil {
-		if err := st.Close(); err != nil && runErr == nil {
-			runErr = err
-		}
-		recs, infos = st.Records(), st.Points()
-	}
-	if runErr != nil {
-		if st != nil && len(recs) > 0 {
-			of := "of the sweep"
-			if mine != total {
-				of = "of this shard"
-			}
-			return fmt.Errorf("%w\n%d of %d runs %s are stored in %s; run the same command with --resume to continue",
-				runErr, len(recs), mine, of, o.out)
-		}
-		return runErr
+	if err := ex.run(ctx, emit); err != nil {
+		return err
 	}
 	fmt.Fprintln(w)
-	printSweepSummary(w, recs, sw, infos, base.Published)
+	printSweepSummary(w, ex.recs, sw, ex.infos, base.Published)
 	if o.plots {
-		res, err := experiment.ReadStore(o.out)
+		res, err := readPlottable(o.out)
 		if err != nil {
 			return err
 		}
@@ -215,6 +174,115 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 		}
 	}
 	return nil
+}
+
+// checkCounts refuses counts given on the command line that no run can
+// use: a --reps outside [1, scenarios.MaxReps] (left out, the scenario's
+// reps apply, which the scenario bounds) and a negative --workers.
+func checkCounts(reps int, repsGiven bool, workers int) error {
+	if repsGiven && (reps < 1 || reps > scenarios.MaxReps) {
+		return fmt.Errorf("--reps: must be between 1 and %d, got %d", scenarios.MaxReps, reps)
+	}
+	if workers < 0 {
+		return fmt.Errorf("--workers: must be ≥ 0 (0 = all cores), got %d", workers)
+	}
+	return nil
+}
+
+// execution runs a sweep for 'ftsim run' and 'ftsim sweep' alike: into a
+// result store when given one, so that both write the same store and
+// resume it the same way, else collecting the results in memory.
+type execution struct {
+	sw   *experiment.Sweep
+	st   *experiment.Store // nil without --out
+	out  string
+	opts experiment.RunOptions
+	// onPrepared, if set, receives each point prepared ('ftsim run
+	// --trace' traces its point again).
+	onPrepared func(*experiment.Point)
+
+	mu    sync.Mutex
+	recs  []experiment.SweepRecord // every run of the shard: stored before, or run now; in run order after run
+	infos []experiment.PointInfo   // the points' descriptions
+}
+
+// newExecution opens the store out (unless out is empty) for the sweep
+// meta describes: a store holding runs is refused unless resume is set,
+// and then its runs are skipped.
+func newExecution(cmd *cobra.Command, sw *experiment.Sweep, meta experiment.Meta, out string, resume bool, workers int) (*execution, error) {
+	ex := &execution{sw: sw, out: out}
+	ex.opts = experiment.RunOptions{Shard: meta.Shard, Workers: workers, Progress: cmd.ErrOrStderr(), Prepared: ex.prepared}
+	if out == "" {
+		return ex, nil
+	}
+	st, err := experiment.OpenStore(out, meta, resume)
+	if err != nil {
+		return nil, err
+	}
+	ex.st = st
+	ex.opts.Skip = st.Has
+	// stored as each finishes, so an interruption loses none; run reads
+	// them back from the store
+	ex.opts.Finished = st.Append
+	return ex, nil
+}
+
+// prepared describes a point as it is prepared, from a worker goroutine.
+func (ex *execution) prepared(sp *experiment.SweepPoint, p *experiment.Point) error {
+	if ex.onPrepared != nil {
+		ex.onPrepared(p)
+	}
+	info := experiment.NewPointInfo(sp, p)
+	if ex.st != nil {
+		return ex.st.AddPoint(info)
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.infos = append(ex.infos, info)
+	return nil
+}
+
+// run executes the pending runs, passing each record to emit (if not nil)
+// in run order, and gathers in recs and infos every run and point of the
+// shard: those stored before and those run now. An error says how many
+// runs are stored and how to continue.
+func (ex *execution) run(ctx context.Context, emit func(experiment.SweepRecord) error) error {
+	runErr := ex.sw.Run(ctx, ex.opts, func(r experiment.SweepRecord) error {
+		if ex.st == nil {
+			ex.recs = append(ex.recs, r)
+		}
+		if emit != nil {
+			return emit(r)
+		}
+		return nil
+	})
+	if runErr != nil && ctx.Err() != nil {
+		runErr = interrupted(ctx) // rather than a bare "context canceled"
+	}
+	if ex.st == nil {
+		return runErr
+	}
+	if err := ex.st.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	ex.recs, ex.infos = ex.st.Records(), ex.st.Points()
+	if runErr != nil && len(ex.recs) > 0 {
+		total, mine := ex.sw.Runs(), len(ex.sw.Pending(ex.opts.Shard, nil))
+		of := "of the sweep"
+		if mine != total {
+			of = "of this shard"
+		}
+		return fmt.Errorf("%w\n%d of %d runs %s are stored in %s; run the same command with --resume to continue",
+			runErr, len(ex.recs), mine, of, ex.out)
+	}
+	return runErr
+}
+
+// close releases the store when the command stops before run.
+func (ex *execution) close() {
+	if ex.st != nil {
+		ex.st.Close()
+	}
 }
 
 // interrupted is the error of a command stopped by a signal, naming it.
@@ -372,27 +440,22 @@ func pctCI(e experiment.Estimate) string {
 }
 
 // streamRecords writes each record to w as a JSON line or a CSV row (header
-// first) before passing it on.
-func streamRecords(w io.Writer, format string, next func(experiment.SweepRecord) error) func(experiment.SweepRecord) error {
+// first).
+func streamRecords(w io.Writer, format string) func(experiment.SweepRecord) error {
 	cw := csv.NewWriter(w)
 	header := false
 	return func(r experiment.SweepRecord) error {
 		if format == "json" {
-			if _, err := w.Write(append(r.JSON(), '\n')); err != nil {
-				return err
-			}
-		} else {
-			if !header {
-				cw.Write(experiment.SweepColumns())
-				header = true
-			}
-			cw.Write(r.Row())
-			cw.Flush()
-			if err := cw.Error(); err != nil {
-				return err
-			}
+			_, err := w.Write(append(r.JSON(), '\n'))
+			return err
 		}
-		return next(r)
+		if !header {
+			cw.Write(experiment.SweepColumns())
+			header = true
+		}
+		cw.Write(r.Row())
+		cw.Flush()
+		return cw.Error()
 	}
 }
 

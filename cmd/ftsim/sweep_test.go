@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ftsim/experiment"
+	"ftsim/plots"
 )
 
 // executeSweep runs the CLI with the sweep, plot and merge commands, whether
@@ -328,5 +329,75 @@ func TestSweepInterrupted(t *testing.T) {
 	root.SetArgs(append([]string{"sweep", p, "--out", filepath.Join(t.TempDir(), "out")}, sweepArgs...))
 	if err := root.ExecuteContext(ctx); err == nil || !strings.HasPrefix(err.Error(), "interrupted: ") {
 		t.Fatalf("error %v, want it to start with \"interrupted: \"", err)
+	}
+}
+
+// Plotting a store that holds no run is an error saying so, not a
+// "no figure to draw" that blames the varied keys, nor an empty figure.
+func TestPlotEmptyStore(t *testing.T) {
+	p := writeScenario(t, tiny)
+	dir := filepath.Join(t.TempDir(), "empty")
+	// shard 3 of 4 of a sweep of 2 runs holds none
+	mustRun(t, "sweep", p, "--out", dir, "--reps", "1", "--vary", "cluster.nodes=1,2", "--shard", "3/4")
+	_, _, err := executeSweep("plot", dir)
+	if err == nil || !strings.Contains(err.Error(), dir+": the store is empty") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "plots")); err == nil {
+		t.Error("plots/ was created")
+	}
+}
+
+// A labelled [[protocols]] entry is drawn in its kind's colour, the same
+// style in every figure (plots' TestKindStyle checks that entries sharing a
+// kind are told apart): the store records each point's kind for that.
+func TestPlotStyleByKind(t *testing.T) {
+	p := writeScenario(t, tinyFailing+`[[protocols]]
+kind = "none"
+[[protocols]]
+label = "every-2"
+kind = "cpr"
+interval = "iterations"
+every = 2
+[[protocols]]
+label = "often"
+kind = "cpr"
+interval = "iterations"
+every = 1
+`)
+	dir := filepath.Join(t.TempDir(), "store")
+	mustRun(t, "sweep", p, "--out", dir, "--reps", "2", "--vary", "cluster.nodes=1,2")
+	res, err := experiment.ReadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pi := range res.Points {
+		if want := map[string]string{"none": "none", "every-2": "cpr", "often": "cpr"}[pi.Protocol]; pi.Kind != want {
+			t.Errorf("%s: kind %q in points.jsonl, want %q", pi.Point, pi.Kind, want)
+		}
+	}
+	cpr := plots.Style("cpr")
+	styles := map[string]plots.SeriesStyle{}
+	figs := sweepFigures(res)
+	if len(figs) < 2 {
+		t.Fatalf("%d figures", len(figs))
+	}
+	for _, f := range figs {
+		for _, sr := range f.chart.Series {
+			if sr.Name != "every-2" && sr.Name != "often" {
+				continue
+			}
+			st := plots.KindStyle(sr.Name, sr.Kind)
+			if st.Color != cpr.Color {
+				t.Errorf("%s: %s is not drawn in cpr's colour (kind %q)", f.base, sr.Name, sr.Kind)
+			}
+			if old, ok := styles[sr.Name]; ok && old != st {
+				t.Errorf("%s: %s changes style between figures", f.base, sr.Name)
+			}
+			styles[sr.Name] = st
+		}
+	}
+	if len(styles) != 2 {
+		t.Errorf("labelled entries drawn: %+v", styles)
 	}
 }
