@@ -129,6 +129,7 @@ type Counters struct {
 	SilentDrops                int64 // re-posted objects dropped on arrival (already received)
 	LateCopies                 int64 // duplicates reaching a re-activated backup that already had them
 	WrongDrops                 int64 // dropped objects that were not re-posts (must stay 0)
+	OvertakenOriginals         int64 // originals dropped because their re-post, sent after their sender's failure, arrived first
 	Regenerated                int   // backup threads created after a failure
 	GapForwards                int64 // copies forwarded to regenerated backups
 	Resent                     int   // tasks resent by the split after a failure
@@ -284,6 +285,7 @@ type Protocol struct {
 	scratch  *none.Restarter
 	fallback bool
 	origSeq  map[[3]uint64]uint64 // Audit: (src, dst, op) -> original sequence number
+	repostIn map[[3]uint64]bool   // Audit: re-posts accepted (their original had not arrived)
 	copies   map[sim.ObjID][]taskCopy
 	splitGen uint32               // the split's generation: results of tasks of an older one are void
 	reassign bool                 // the split's object implements Reassigner
@@ -330,6 +332,7 @@ func (p *Protocol) Start() {
 	p.copies = map[sim.ObjID][]taskCopy{}
 	if p.cfg.Audit {
 		p.origSeq = map[[3]uint64]uint64{}
+		p.repostIn = map[[3]uint64]bool{}
 	}
 	p.setUp(p.statelessSet())
 }
@@ -599,6 +602,9 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 		return false
 	}
 	t.received.add(m.Src, m.Hdr.Op)
+	if p.repostIn != nil && m.Hdr.Flags&flagRepost != 0 {
+		p.repostIn[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] = true
+	}
 	p.forwardGap(t, m, p.RT.NodeOf(m.Dst))
 	if t.ord.replay {
 		p.deliverReplay(m.Dst, p.park(m.Dst, m))
@@ -609,7 +615,14 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 
 func (p *Protocol) drop(m *sim.Message) {
 	if m.Hdr.Flags&flagRepost == 0 {
-		p.C.WrongDrops++
+		// An original still on the wire when its sender failed may arrive
+		// after the re-executed sender's re-post of it (sent from a node
+		// nearer the receiver, or the receiver's own): dropping it is right.
+		if p.repostIn[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] {
+			p.C.OvertakenOriginals++
+		} else {
+			p.C.WrongDrops++
+		}
 		return
 	}
 	p.C.SilentDrops++
