@@ -94,7 +94,10 @@ func (p *Protocol) logDispatch(id sim.ObjID, m *sim.Message) {
 		p.C.DeterminantBytes += p.cfg.EntryBytes
 		p.charge(from, p.cfg.EntryBytes)
 		rt.Transfer(from, bk.node, p.cfg.EntryBytes, tagOrder, func(ok bool) {
-			if ok && !p.fallback && p.registered(id, bk) && p.valid(bk) && (bk.ck == nil || idx > bk.ck.count) {
+			// a determinant of an incarnation lost since is void like its
+			// checkpoints: the re-activated thread may handle that object
+			// at another rank, and the log would list it twice
+			if ok && !p.fallback && act == t.ord.act && p.registered(id, bk) && p.valid(bk) && (bk.ck == nil || idx > bk.ck.count) {
 				p.logEntry(bk, idx, key)
 			}
 			p.ackOrder(id, act, idx)

@@ -21,6 +21,10 @@ import (
 //     checkpoint before its regeneration state. The checkpoint made it ready
 //     without the objects queued at the thread, which only the regeneration
 //     state carries; re-activated from it, the thread waited for them forever.
+//   - stale determinant: the same, for the handling order a dead
+//     incarnation sent: a surviving backup logged it, while the re-activated
+//     thread handled that object at another rank; the log listed it twice, and
+//     re-activation from that backup waited for it a second time.
 //   - overtaken original: a data object was still on the wire when its
 //     sender's node failed; the sender, re-activated on the receiver's node,
 //     re-posted it at once, and the original arrived second. Dropping it is
@@ -32,14 +36,16 @@ func TestDPSRegressions(t *testing.T) {
 		name          string
 		detect        sim.Time
 		plan          []fail
+		every         int64
 		backups       int
 		seed          int64
 		bytesPerFrame int64
 		overtaken     bool // an original arrives after its re-post
 	}{
-		{"stale checkpoint", sim.Microsecond, []fail{at(0, 0.65), at(1, 0.7)}, 2, 3, 0, false},
-		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 1, 1, 2048, false},
-		{"overtaken original", sim.Microsecond, []fail{at(0, 0.5), at(3, 0.65)}, 2, 2, 2048, true},
+		{"stale checkpoint", sim.Microsecond, []fail{at(0, 0.65), at(1, 0.7)}, 2, 2, 3, 0, false},
+		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, false},
+		{"stale determinant", sim.Microsecond, []fail{at(3, 0.55), at(0, 0.6)}, 8, 2, 2, 2048, false},
+		{"overtaken original", sim.Microsecond, []fail{at(0, 0.5), at(3, 0.65)}, 2, 2, 2, 2048, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
@@ -48,7 +54,7 @@ func TestDPSRegressions(t *testing.T) {
 			cfg.Planned = c.plan
 			cfg.Limit = 200 * sim.Millisecond // fault-free 8 ms: a hang fails fast
 			pc := DefaultConfig()
-			pc.Every, pc.Backups, pc.LogOrder = 2, c.backups, true
+			pc.Every, pc.Backups, pc.LogOrder = c.every, c.backups, true
 			pp := pida.DefaultParams()
 			pp.Workers, pp.Seed = 8, c.seed
 			if c.bytesPerFrame > 0 {
