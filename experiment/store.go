@@ -45,9 +45,10 @@ const syncEvery = time.Second
 type Meta struct {
 	Format int `json:"format"`
 	// Base is the scenario file or embedded scenario name as given;
-	// BaseSHA256 the digest of the file's text (empty for an embedded
-	// scenario), which is what identifies it: the same file may be named
-	// by another path on resume.
+	// BaseSHA256 the digest of its text (a file's, or the embedded
+	// scenario's), which is what identifies it: the same file may be named
+	// by another path on resume, and an embedded scenario may change with
+	// ftsim's version.
 	Base       string   `json:"base"`
 	BaseSHA256 string   `json:"base_sha256,omitempty"`
 	Sets       []string `json:"sets,omitempty"` // overrides applied to every point

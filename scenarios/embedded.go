@@ -29,11 +29,19 @@ func Embedded() []string {
 // LoadEmbedded parses the shipped scenario name (with or without ".toml" and a
 // leading "scenarios/"); errors name it as scenarios/NAME.toml.
 func LoadEmbedded(name string, overrides []string) (*Scenario, bool, error) {
-	base := strings.TrimSuffix(path.Base(name), ".toml")
-	data, err := files.ReadFile(base + ".toml")
-	if err != nil {
+	data, ok := EmbeddedSource(name)
+	if !ok {
 		return nil, false, nil
 	}
-	s, err := Parse("scenarios/"+base+".toml", data, overrides)
+	s, err := Parse("scenarios/"+embeddedBase(name)+".toml", data, overrides)
 	return s, true, err
 }
+
+// EmbeddedSource returns the text of the shipped scenario name (named as
+// LoadEmbedded takes it), and whether there is one.
+func EmbeddedSource(name string) ([]byte, bool) {
+	data, err := files.ReadFile(embeddedBase(name) + ".toml")
+	return data, err == nil
+}
+
+func embeddedBase(name string) string { return strings.TrimSuffix(path.Base(name), ".toml") }

@@ -301,12 +301,17 @@ func sweepMeta(file string, sets []string, varies []experiment.Vary, reps int, s
 	if m.Varies == nil {
 		m.Varies = []experiment.Vary{}
 	}
-	if _, err := os.Stat(file); err == nil {
-		b, err := os.ReadFile(file)
-		if err != nil {
+	// the same precedence as loadScenario: a file, else an embedded scenario
+	var text []byte
+	if _, err := os.Stat(m.Base); err == nil {
+		if text, err = os.ReadFile(m.Base); err != nil {
 			return m, err
 		}
-		sum := sha256.Sum256(b)
+	} else if src, ok := scenarios.EmbeddedSource(m.Base); ok {
+		text = src
+	}
+	if text != nil {
+		sum := sha256.Sum256(text)
 		m.BaseSHA256 = hex.EncodeToString(sum[:])
 	}
 	return m, nil

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,7 @@ import (
 
 	"ftsim/experiment"
 	"ftsim/plots"
+	"ftsim/scenarios"
 )
 
 // executeSweep runs the CLI with the sweep, plot and merge commands, whether
@@ -399,5 +402,35 @@ every = 1
 	}
 	if len(styles) != 2 {
 		t.Errorf("labelled entries drawn: %+v", styles)
+	}
+}
+
+// A store identifies its base scenario by the digest of its text, for an
+// embedded scenario too (an embedded scenario changes with ftsim's version,
+// and resuming across the change would mix two experiments), with
+// loadScenario's precedence: a file of that name first.
+func TestSweepMetaDigest(t *testing.T) {
+	digest := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	exa, _ := scenarios.EmbeddedSource("exascale")
+	def, _ := scenarios.EmbeddedSource("default")
+	file := filepath.Join(t.TempDir(), "x.toml")
+	text := []byte("name = \"x\"\n")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ given, want string }{
+		{"exascale", digest(exa)},
+		{"scenarios/exascale.toml", digest(exa)},
+		{"", digest(def)},
+		{file, digest(text)},
+		{"no-such-scenario", ""},
+	} {
+		m, err := sweepMeta(c.given, nil, nil, 1, experiment.Shard{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.BaseSHA256 != c.want {
+			t.Errorf("%q: sha256 %q, want %q", c.given, m.BaseSHA256, c.want)
+		}
 	}
 }
