@@ -43,12 +43,15 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 	if err := sec.Decode(&p); err != nil {
 		return nil, err
 	}
+	if err := cprIntervalKeys(sec, p.Interval); err != nil {
+		return nil, err
+	}
 	if !sec.Has("interval") {
 		// A period or an iteration count alone says which policy is meant.
 		switch {
-		case sec.Has("period") && !sec.Has("every"):
+		case sec.Has("period"):
 			p.Interval = cpr.PolicyFixed
-		case sec.Has("every") && !sec.Has("period"):
+		case sec.Has("every"):
 			p.Interval = cpr.PolicyIterations
 		}
 	}
@@ -77,12 +80,37 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 		cfg.Policy = cpr.PolicyFixed
 	}
 	if _, err := cpr.New(cfg); err != nil {
-		return nil, sec.Errorf("interval", "%v", err)
+		return nil, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return func() sim.Protocol {
 		p, _ := cpr.New(cfg) // validated above
 		return p
 	}, nil
+}
+
+// cprIntervalKeys rejects the interval keys that the policy would ignore:
+// only the iterations policy reads every, and every other one reads period
+// (fixed and auto as their interval, young and daly as their fallback
+// without a failure rate). Without interval, period alone means fixed and
+// every alone iterations, so both together say nothing: the default, daly,
+// would silently ignore both.
+func cprIntervalKeys(sec *scenarios.Section, interval string) error {
+	period, every := sec.Has("period"), sec.Has("every")
+	switch {
+	case !sec.Has("interval"):
+		if period && every {
+			return sec.Errorf("every", "give period (a checkpoint every period of time) or every (every so many iterations), not both")
+		}
+	case interval == cpr.PolicyIterations:
+		if period {
+			return sec.Errorf("period", "interval %q checkpoints every so many iterations (every), not every period of time", interval)
+		}
+	default:
+		if every {
+			return sec.Errorf("every", "every counts iterations, which only interval \"iterations\" uses, not %q", interval)
+		}
+	}
+	return nil
 }
 
 // abftParams are the [protocol] keys of kind "abft": FTPIDA* on workload
@@ -171,7 +199,14 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 		cfg.Stateless = append(cfg.Stateless, sim.ObjID(id))
 	}
 	if _, err := dps.New(cfg); err != nil {
-		return nil, sec.Errorf("backups", "%v", err)
+		return nil, sec.Errorf("", "%v", err) // located at the key the message starts with
+	}
+	// Only when asked for: the default single backup on a one-node cluster
+	// has nowhere to go and quietly runs without.
+	if sec.Has("backups") {
+		if err := cfg.CheckNodes(s.Cluster.Nodes); err != nil {
+			return nil, sec.Errorf("", "%v", err)
+		}
 	}
 	return func() sim.Protocol {
 		p, _ := dps.New(cfg) // validated above
@@ -215,19 +250,14 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),
 		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority,
 		MeasureRestart: p.Measure, MultiFailure: p.Multi}
-	// name the key at fault (mlog.New checks the same)
-	switch {
-	case cfg.Period <= 0:
-		return mlog.Config{}, sec.Errorf("period", "must be positive, got %v", cfg.Period)
-	case cfg.MaxLog < 0:
-		return mlog.Config{}, sec.Errorf("max_log", "must not be negative")
-	case cfg.HeaderBytes < 0:
-		return mlog.Config{}, sec.Errorf("header_bytes", "must not be negative, got %d", cfg.HeaderBytes)
-	case cfg.TicketBytes < 0:
-		return mlog.Config{}, sec.Errorf("ticket_bytes", "must not be negative, got %d", cfg.TicketBytes)
+	// multi_failure includes full_log (its receivers' tuples and the logs of
+	// re-executing objects must outlive a second failure, mlog.Config), and
+	// mlog.New turns it on: an explicit false would be overridden silently.
+	if p.Multi && sec.Has("full_log") && !p.FullLog {
+		return mlog.Config{}, sec.Errorf("full_log", "multi_failure = true needs the full log in every checkpoint: drop full_log = false or multi_failure")
 	}
 	if _, err := mlog.New(cfg); err != nil {
-		return mlog.Config{}, sec.Errorf("restart", "%v", err)
+		return mlog.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return cfg, nil
 }

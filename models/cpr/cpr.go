@@ -129,34 +129,44 @@ type copyLoc struct {
 	inc    uint32
 }
 
-// New returns the protocol with configuration cfg.
+// New returns the protocol with configuration cfg. Its errors start with
+// the scenario key at fault ("protocol.period: ..."), which the scenarios
+// package locates at the key's line.
 func New(cfg Config) (*Protocol, error) {
 	if len(cfg.Levels) == 0 {
 		cfg.Levels = []Level{{Tier: PFS, Every: 1}}
 	}
-	for _, l := range cfg.Levels {
+	seen := map[Tier]bool{}
+	for i, l := range cfg.Levels {
 		if l.Every < 1 {
-			return nil, fmt.Errorf("checkpoint level %s: every must be at least 1", l.Tier)
+			return nil, fmt.Errorf("protocol.levels: level %d (%s): every must be at least 1", i+1, l.Tier)
 		}
+		if seen[l.Tier] {
+			// A checkpoint keeps one copy per tier (checkpoint.copies): a
+			// second level on the tier would write it again, paying twice
+			// for a copy recorded once.
+			return nil, fmt.Errorf("protocol.levels: level %d: tier %s appears twice (a checkpoint keeps one copy per tier: list each tier once)", i+1, l.Tier)
+		}
+		seen[l.Tier] = true
 	}
 	switch cfg.Policy {
 	case PolicyFixed, PolicyAuto:
 		if cfg.Period <= 0 {
-			return nil, fmt.Errorf("checkpoint policy %q needs a positive period", cfg.Policy)
+			return nil, fmt.Errorf("protocol.period: checkpoint interval %q needs a positive period", cfg.Policy)
 		}
 	case PolicyIterations:
 		if cfg.Every < 1 {
-			return nil, fmt.Errorf("checkpoint policy %q needs every ≥ 1", cfg.Policy)
+			return nil, fmt.Errorf("protocol.every: checkpoint interval %q needs every ≥ 1", cfg.Policy)
 		}
 	case PolicyYoung, PolicyDaly:
 		if cfg.PlatformMTBF <= 0 {
-			return nil, fmt.Errorf("checkpoint policy %q needs failures with a finite MTBF", cfg.Policy)
+			return nil, fmt.Errorf("protocol.interval: checkpoint interval %q needs failures with a finite MTBF", cfg.Policy)
 		}
 	default:
-		return nil, fmt.Errorf("unknown checkpoint policy %q (fixed, iterations, young, daly, auto)", cfg.Policy)
+		return nil, fmt.Errorf("protocol.interval: unknown checkpoint interval %q (fixed, iterations, young, daly, auto)", cfg.Policy)
 	}
 	if cfg.Image < 0 {
-		return nil, fmt.Errorf("negative process image %d B", cfg.Image)
+		return nil, fmt.Errorf("protocol.image: negative process image %d B", cfg.Image)
 	}
 	return &Protocol{cfg: cfg}, nil
 }

@@ -244,18 +244,3 @@ func TestOptimalIntervals(t *testing.T) {
 		}
 	}
 }
-
-func TestConfigErrors(t *testing.T) {
-	for _, c := range []Config{
-		{Policy: "sometimes"},
-		{Policy: PolicyFixed},
-		{Policy: PolicyIterations},
-		{Policy: PolicyDaly},
-		{Policy: PolicyFixed, Period: 1, Levels: []Level{{PFS, 0}}},
-		{Policy: PolicyFixed, Period: 1, Levels: []Level{{PFS, 1}}, Image: -1},
-	} {
-		if _, err := New(c); err == nil {
-			t.Errorf("%+v: no error", c)
-		}
-	}
-}

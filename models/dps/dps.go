@@ -298,21 +298,35 @@ type Protocol struct {
 	C Counters
 }
 
-// New returns the protocol, or an error for an invalid configuration.
+// New returns the protocol, or an error for an invalid configuration. Its
+// errors start with the scenario key at fault ("protocol.backups: ..."),
+// which the scenarios package locates at the key's line.
 func New(cfg Config) (*Protocol, error) {
-	switch {
-	case cfg.Backups < 0:
-		return nil, fmt.Errorf("dps: backups must not be negative, got %d", cfg.Backups)
-	case cfg.Every < 0:
-		return nil, fmt.Errorf("dps: every must not be negative, got %d", cfg.Every)
-	case cfg.EveryProgress < 0:
-		return nil, fmt.Errorf("dps: every_progress must not be negative, got %d", cfg.EveryProgress)
-	case cfg.Period < 0:
-		return nil, fmt.Errorf("dps: period must not be negative, got %v", cfg.Period)
-	case cfg.HeaderBytes < 0 || cfg.EntryBytes < 0:
-		return nil, fmt.Errorf("dps: header_bytes and entry_bytes must not be negative")
+	for _, c := range []struct {
+		key string
+		v   int64
+	}{
+		{"backups", int64(cfg.Backups)}, {"every", cfg.Every}, {"every_progress", cfg.EveryProgress},
+		{"period", int64(cfg.Period)}, {"header_bytes", cfg.HeaderBytes}, {"entry_bytes", cfg.EntryBytes},
+	} {
+		if c.v < 0 {
+			return nil, fmt.Errorf("protocol.%s: must not be negative, got %d", c.key, c.v)
+		}
 	}
 	return &Protocol{cfg: cfg, split: sim.None, splitGen: 1}, nil
+}
+
+// CheckNodes reports an error naming protocol.backups when a cluster of
+// nodes application nodes cannot hold the backups asked for: each backup of
+// a thread lives on another node than the thread and than its other backups
+// (Start), so there can be at most nodes − 1. Start would quietly create
+// fewer, and a run would then be reported as that many backups' run.
+func (cfg Config) CheckNodes(nodes int) error {
+	if cfg.Backups > nodes-1 {
+		return fmt.Errorf("protocol.backups: %d backups per thread need as many nodes besides the thread's own, and cluster.nodes = %d (at most %d)",
+			cfg.Backups, nodes, max(nodes-1, 0))
+	}
+	return nil
 }
 
 // Init prepares the fallback restart.

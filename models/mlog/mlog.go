@@ -259,23 +259,30 @@ func (o *object) addSender(src sim.ObjID, d *snSet) {
 	}
 }
 
-// New returns the protocol with configuration cfg.
+// New returns the protocol with configuration cfg. Its errors start with
+// the scenario key at fault ("protocol.period: ..."), which the scenarios
+// package locates at the key's line.
 func New(cfg Config) (*Protocol, error) {
 	if cfg.Period <= 0 {
-		return nil, fmt.Errorf("mlog: period must be positive")
+		return nil, fmt.Errorf("protocol.period: must be positive, got %v", cfg.Period)
 	}
 	switch cfg.Restart {
 	case RestartBasic, RestartFast:
 	case "":
 		cfg.Restart = RestartFast
 	default:
-		return nil, fmt.Errorf("mlog: unknown restart %q (basic, fast)", cfg.Restart)
+		return nil, fmt.Errorf("protocol.restart: unknown restart %q (basic, fast)", cfg.Restart)
 	}
 	if cfg.MultiFailure {
 		cfg.FullLog = true
 	}
-	if cfg.MaxLog < 0 || cfg.HeaderBytes < 0 || cfg.TicketBytes < 0 {
-		return nil, fmt.Errorf("mlog: max_log, header_bytes and ticket_bytes must not be negative")
+	for _, c := range []struct {
+		key string
+		v   int64
+	}{{"max_log", cfg.MaxLog}, {"header_bytes", cfg.HeaderBytes}, {"ticket_bytes", cfg.TicketBytes}} {
+		if c.v < 0 {
+			return nil, fmt.Errorf("protocol.%s: must not be negative, got %d", c.key, c.v)
+		}
 	}
 	return &Protocol{cfg: cfg}, nil
 }

@@ -343,18 +343,6 @@ func TestForwardOverheadGrowsWithCommunication(t *testing.T) {
 	}
 }
 
-func TestConfigErrors(t *testing.T) {
-	for _, c := range []Config{
-		{Period: 0, Restart: RestartFast},
-		{Period: sim.Second, Restart: "sometimes"},
-		{Period: sim.Second, MaxLog: -1},
-	} {
-		if _, err := New(c); err == nil {
-			t.Errorf("%+v: no error", c)
-		}
-	}
-}
-
 // The max_log trigger makes receivers checkpoint early, keeping the senders'
 // logs smaller than with the period alone.
 func TestMaxLogBoundsTheLog(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ftsim/sim"
+	"ftsim/workloads/internal/limits"
 )
 
 // Params configure the distributed DP workload (scenario keys under
@@ -61,9 +62,9 @@ func DefaultParams() Params {
 
 // Limits on the real problem, so that a scenario cannot ask for more memory
 // than a test machine has: the LCS directions take a quarter byte per cell,
-// the knapsack flags an eighth.
+// the knapsack flags an eighth. Objects are bounded by limits.MaxObjects,
+// as in every workload.
 const (
-	maxObjects       = 1 << 22
 	maxLCSCells      = 1 << 30
 	maxKnapsackCells = 1 << 31
 	defaultLCSLength = 1000
@@ -135,11 +136,11 @@ func New(p Params, nodes int, resolve func(string) string) (sim.Workload, error)
 }
 
 func (p Params) objects(nodes int) (int, error) {
-	if p.Objects < 0 || p.Objects > maxObjects {
-		return 0, fmt.Errorf("workload.objects must be in 1..%d, got %d", maxObjects, p.Objects)
+	if p.Objects < 0 {
+		return 0, fmt.Errorf("workload.objects must not be negative (0 = from objects_per_node), got %d", p.Objects)
 	}
 	if p.Objects > 0 {
-		return int(p.Objects), nil
+		return limits.Objects("objects", "", p.Objects)
 	}
 	if p.ObjectsPerNode < 1 {
 		return 0, errors.New("workload.objects_per_node must be at least 1")
@@ -147,11 +148,7 @@ func (p Params) objects(nodes int) (int, error) {
 	if nodes < 1 {
 		return 0, fmt.Errorf("workload: %d nodes, need at least 1 (or set workload.objects)", nodes)
 	}
-	n := int64(nodes) * p.ObjectsPerNode
-	if n > maxObjects {
-		return 0, fmt.Errorf("workload: %d nodes × objects_per_node %d is over %d objects", nodes, p.ObjectsPerNode, maxObjects)
-	}
-	return int(n), nil
+	return limits.Objects("objects_per_node", "cluster.nodes × objects_per_node", int64(nodes), p.ObjectsPerNode)
 }
 
 // negative rejects negative counts. The scenario decoder already does;

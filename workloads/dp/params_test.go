@@ -45,6 +45,9 @@ func TestParamsErrors(t *testing.T) {
 			p.Problem, p.Capacity, p.Weights, p.Profits = "knapsack", 1<<33, []int64{1}, []int64{3}
 		}, "workload.capacity"},
 		{"objects per node", func(p *Params) { p.ObjectsPerNode = 0 }, "workload.objects_per_node"},
+		// 4 × 2^62 wraps to 0 objects in int64
+		{"objects per node overflow", func(p *Params) { p.ObjectsPerNode = 1 << 62 }, "workload.objects_per_node: 4 × 4611686018427387904 (cluster.nodes × objects_per_node) is too many objects"},
+		{"too many objects", func(p *Params) { p.Objects = 1<<22 + 1 }, "workload.objects: 4194305 is too many objects (at most 4194304)"},
 		{"cell ops", func(p *Params) { p.CellOps = -1 }, "workload.cell_ops"},
 		{"modeled scale", func(p *Params) { p.ModeledScale = 0 }, "workload.modeled_scale"},
 	}

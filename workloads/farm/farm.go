@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"ftsim/sim"
+	"ftsim/workloads/internal/limits"
 )
 
 // Params configure the task-farm workload (scenario keys under [workload]).
@@ -55,8 +56,8 @@ type Workload struct {
 func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	_ = resolve
 	switch {
-	case p.Width < 1 || p.Height < 1 || p.Width > maxPixels || p.Height > maxPixels || p.Width*p.Height > maxPixels:
-		return nil, fmt.Errorf("workload.width and height must be at least 1 and hold at most 2^28 pixels, got %d×%d", p.Width, p.Height)
+	case p.Width < 1 || p.Height < 1:
+		return nil, fmt.Errorf("workload.width and height must be at least 1, got %d×%d", p.Width, p.Height)
 	case p.MaxIter < 1 || p.MaxIter > math.MaxUint16:
 		return nil, fmt.Errorf("workload.max_iter must be in [1, %d] (counts are 16-bit), got %d", math.MaxUint16, p.MaxIter)
 	case p.Tile < 1:
@@ -74,6 +75,9 @@ func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	case nodes < 1:
 		return nil, fmt.Errorf("workload: %d nodes, need at least 1", nodes)
 	}
+	if err := limits.Grid(maxPixels, "pixels", limits.Dim{Key: "width", N: p.Width}, limits.Dim{Key: "height", N: p.Height}); err != nil {
+		return nil, err
+	}
 	im := DefaultImage(int(p.Width), int(p.Height), int(p.MaxIter))
 	if len(p.Window) != 0 {
 		if len(p.Window) != 4 {
@@ -86,16 +90,17 @@ func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	}
 	w := &Workload{p: p, im: im, tiles: im.Tiles(int(p.Tile), int(p.Tile))}
 	if p.Workers > 0 {
-		if p.Workers > math.MaxInt32-1 {
-			return nil, fmt.Errorf("workload.workers %d is too many", p.Workers)
+		// the master is one more object
+		if err := limits.AtMost("workers", p.Workers, limits.MaxObjects-1, "workers besides the master"); err != nil {
+			return nil, err
 		}
 		w.n = int(p.Workers) + 1
 	} else {
-		n := int64(nodes) * p.ObjectsPerNode
-		if n > math.MaxInt32 {
-			return nil, fmt.Errorf("workload: %d nodes × objects_per_node %d is too many objects", nodes, p.ObjectsPerNode)
+		n, err := limits.Objects("objects_per_node", "cluster.nodes × objects_per_node", int64(nodes), p.ObjectsPerNode)
+		if err != nil {
+			return nil, err
 		}
-		w.n = max(2, int(n))
+		w.n = max(2, n)
 	}
 	ref := im.ComputeAll()
 	w.refDigest = Digest(im.W, im.H, ref)

@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
 
 	"ftsim/sim"
+	"ftsim/workloads/internal/limits"
 )
 
 // Params configure the Game of Life workload (scenario keys under [workload]).
@@ -37,6 +39,25 @@ func DefaultParams() Params {
 	return Params{Width: 256, Height: 256, Generations: 100, Boundary: "torus", Density: 0.3,
 		FillSeed: 1, ObjectsPerNode: 1, Graph: "simple", CellOps: 10, BytesPerCell: 1}
 }
+
+// Limits that keep user input from exhausting memory or overflowing a tag.
+const (
+	// maxCells bounds width × height: a cell is a byte, and a run holds
+	// several copies of the board (the initial grid, the reference and its
+	// next generation, and per replication the tiles' cells, their next
+	// generation and the board Check assembles). A 16384×16384 board (2^28
+	// cells) peaks at 2.6 GB with two replications in parallel; 2^30 cells
+	// took 8.4 GB for one. Larger boards are modeled (modeled_width,
+	// modeled_height), not simulated cell by cell.
+	maxCells = 1 << 28
+	// maxGenerations keeps gen·8 + direction, the tag of a halo message,
+	// within an int32.
+	maxGenerations = 1<<28 - 1
+	// maxRLEFile bounds the rle_file read: a pattern has at most
+	// MaxPatternCells live cells, a few MiB of RLE, so a larger file is
+	// a wrong path (a disk image, /dev/zero) rather than a pattern.
+	maxRLEFile = 16 << 20
+)
 
 // Workload is Conway's Game of Life on a grid split into tiles, one object per
 // tile, exchanging halos with their 8 neighbours every generation.
@@ -69,11 +90,17 @@ func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	default:
 		return nil, fmt.Errorf("workload.graph: %q is neither \"simple\" nor \"overlap\"", p.Graph)
 	}
-	if p.Width < 1 || p.Height < 1 || p.Width*p.Height > 1<<30 {
-		return nil, fmt.Errorf("workload.width and height must be at least 1 and hold at most 2^30 cells, got %d×%d", p.Width, p.Height)
+	if p.Width < 1 || p.Height < 1 {
+		return nil, fmt.Errorf("workload.width and height must be at least 1, got %d×%d", p.Width, p.Height)
+	}
+	if err := limits.Grid(maxCells, "cells", limits.Dim{Key: "width", N: p.Width}, limits.Dim{Key: "height", N: p.Height}); err != nil {
+		return nil, err
 	}
 	if p.Generations < 0 {
 		return nil, errors.New("workload.generations must not be negative")
+	}
+	if err := limits.AtMost("generations", p.Generations, maxGenerations, "generations for a 32-bit message tag"); err != nil {
+		return nil, err
 	}
 	if p.CellOps < 0 || p.BytesPerCell < 0 {
 		return nil, errors.New("workload.cell_ops and bytes_per_cell must not be negative")
@@ -105,12 +132,18 @@ func (w *Workload) layout(nodes int) error {
 		if len(w.p.Tiles) != 2 || w.p.Tiles[0] < 1 || w.p.Tiles[1] < 1 {
 			return errors.New("workload.tiles must be [columns, rows] with both at least 1")
 		}
+		if _, err := limits.Objects("tiles", "columns × rows", w.p.Tiles[0], w.p.Tiles[1]); err != nil {
+			return err
+		}
 		w.tx, w.ty = int(w.p.Tiles[0]), int(w.p.Tiles[1])
 	} else {
 		if w.p.ObjectsPerNode < 1 {
 			return errors.New("workload.objects_per_node must be at least 1")
 		}
-		n := nodes * int(w.p.ObjectsPerNode)
+		n, err := limits.Objects("objects_per_node", "cluster.nodes × objects_per_node", int64(nodes), w.p.ObjectsPerNode)
+		if err != nil {
+			return err
+		}
 		w.ty = 1
 		for f := int(math.Sqrt(float64(n))); f >= 1; f-- {
 			if n%f == 0 {
@@ -143,7 +176,7 @@ func (w *Workload) initialGrid(resolve func(string) string) (*Grid, error) {
 		if resolve != nil {
 			path = resolve(path)
 		}
-		b, err := os.ReadFile(path)
+		b, err := readLimited(path, maxRLEFile)
 		if err != nil {
 			return nil, fmt.Errorf("workload.rle_file: %w", err)
 		}
@@ -156,6 +189,11 @@ func (w *Workload) initialGrid(resolve func(string) string) (*Grid, error) {
 	}
 	pat, err := ParseRLE(strings.NewReader(src), name)
 	if err != nil {
+		if p.RLEFile != "" {
+			// name the key as well as the file, so that the error is
+			// located at the scenario line that points at the file
+			return nil, fmt.Errorf("workload.rle_file: %w", err)
+		}
 		return nil, err
 	}
 	x, y := (W-pat.W)/2, (H-pat.H)/2
@@ -170,6 +208,23 @@ func (w *Workload) initialGrid(resolve func(string) string) (*Grid, error) {
 		return nil, fmt.Errorf("workload.offset: %w", err)
 	}
 	return g, nil
+}
+
+// readLimited reads the file at path, refusing one over max bytes.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d MiB, more than any pattern takes", path, max>>20)
+	}
+	return b, nil
 }
 
 // Tiles returns the tile layout, columns × rows.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"ftsim/sim"
+	"ftsim/workloads/internal/limits"
 )
 
 // Parallel IDA* (thesis 004, Algorithm 3.1) as message-driven objects.
@@ -117,18 +118,19 @@ func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	default:
 		return nil, fmt.Errorf("workload.victim: %q is neither \"random\" nor \"round_robin\"", p.Victim)
 	}
+	var err error
 	switch {
 	case p.Workers < 0:
 		return nil, fmt.Errorf("workload.workers must not be negative, got %d", p.Workers)
 	case p.Workers > 0:
-		w.workers = int(p.Workers)
+		w.workers, err = limits.Objects("workers", "", p.Workers)
 	case p.ObjectsPerNode < 1:
 		return nil, fmt.Errorf("workload.objects_per_node must be at least 1, got %d", p.ObjectsPerNode)
 	default:
-		w.workers = nodes * int(p.ObjectsPerNode)
+		w.workers, err = limits.Objects("objects_per_node", "cluster.nodes × objects_per_node", int64(nodes), p.ObjectsPerNode)
 	}
-	if w.workers < 1 || w.workers > 1<<24 {
-		return nil, fmt.Errorf("workload: %d workers, want 1..%d", w.workers, 1<<24)
+	if err != nil {
+		return nil, err
 	}
 	if p.Budget < 1 || p.Budget > 1<<30 {
 		return nil, fmt.Errorf("workload.budget must be in 1..%d, got %d", 1<<30, p.Budget)

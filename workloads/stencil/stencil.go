@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"ftsim/sim"
+	"ftsim/workloads/internal/limits"
 )
 
 // Params configure the stencil workload (scenario keys under [workload]).
@@ -52,9 +53,11 @@ type Workload struct {
 // (the stencil reads no file) and kept for the uniform constructor shape.
 func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	_ = resolve
-	if p.NX < 1 || p.NY < 1 || p.NZ < 1 || p.NX > maxPoints || p.NY > maxPoints || p.NZ > maxPoints ||
-		p.NX*p.NY > maxPoints || p.NX*p.NY*p.NZ > maxPoints {
-		return nil, fmt.Errorf("workload.nx, ny and nz must be at least 1 and hold at most 2^27 points, got %d×%d×%d", p.NX, p.NY, p.NZ)
+	if p.NX < 1 || p.NY < 1 || p.NZ < 1 {
+		return nil, fmt.Errorf("workload.nx, ny and nz must be at least 1, got %d×%d×%d", p.NX, p.NY, p.NZ)
+	}
+	if err := limits.Grid(maxPoints, "points", limits.Dim{Key: "nx", N: p.NX}, limits.Dim{Key: "ny", N: p.NY}, limits.Dim{Key: "nz", N: p.NZ}); err != nil {
+		return nil, err
 	}
 	if p.Iterations < 0 || p.Iterations > maxIterations {
 		return nil, fmt.Errorf("workload.iterations must be in [0, %d], got %d", maxIterations, p.Iterations)
@@ -103,6 +106,9 @@ func (w *Workload) layout(nodes int) error {
 		if len(p.Blocks) != 3 || p.Blocks[0] < 1 || p.Blocks[1] < 1 || p.Blocks[2] < 1 {
 			return fmt.Errorf("workload.blocks must be [bx, by, bz] with each at least 1, got %v", p.Blocks)
 		}
+		if _, err := limits.Objects("blocks", "bx × by × bz", p.Blocks...); err != nil {
+			return err
+		}
 		if p.Blocks[0] > p.NX || p.Blocks[1] > p.NY || p.Blocks[2] > p.NZ {
 			return fmt.Errorf("workload.blocks %v do not fit a %d×%d×%d grid (at most one block per point along each axis)", p.Blocks, p.NX, p.NY, p.NZ)
 		}
@@ -115,7 +121,11 @@ func (w *Workload) layout(nodes int) error {
 	if nodes < 1 {
 		return fmt.Errorf("workload: %d nodes, need at least 1", nodes)
 	}
-	n := int64(nodes) * p.BlocksPerNode
+	objects, err := limits.Objects("blocks_per_node", "cluster.nodes × blocks_per_node", int64(nodes), p.BlocksPerNode)
+	if err != nil {
+		return err
+	}
+	n := int64(objects)
 	if n > p.NX*p.NY*p.NZ {
 		return fmt.Errorf("workload: %d nodes × blocks_per_node %d = %d blocks exceed the %d points of the grid (set workload.blocks or a larger grid)",
 			nodes, p.BlocksPerNode, n, p.NX*p.NY*p.NZ)

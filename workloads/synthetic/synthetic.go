@@ -13,6 +13,7 @@ import (
 	"hash/fnv"
 
 	"ftsim/sim"
+	"ftsim/workloads/internal/limits"
 )
 
 // Params configure the workload (scenario keys under [workload]).
@@ -33,10 +34,15 @@ type Workload struct {
 	n int
 }
 
+// maxSteps keeps step·2 + side, the tag of an exchange message, within an
+// int32.
+const maxSteps = 1<<30 - 1
+
 // New builds the workload for a cluster of nodes nodes.
 func New(p Params, nodes int) (*Workload, error) {
+	desc := ""
 	if p.Objects == 0 {
-		p.Objects = int64(nodes)
+		p.Objects, desc = int64(nodes), "one per node, cluster.nodes"
 	}
 	switch {
 	case p.Objects < 1:
@@ -46,7 +52,14 @@ func New(p Params, nodes int) (*Workload, error) {
 	case p.StepOps < 0:
 		return nil, errors.New("workload.step_ops must not be negative")
 	}
-	return &Workload{p: p, n: int(p.Objects)}, nil
+	n, err := limits.Objects("objects", desc, p.Objects)
+	if err != nil {
+		return nil, err
+	}
+	if err := limits.AtMost("steps", p.Steps, maxSteps, "steps for a 32-bit message tag"); err != nil {
+		return nil, err
+	}
+	return &Workload{p: p, n: n}, nil
 }
 
 // NumObjects implements sim.Workload.

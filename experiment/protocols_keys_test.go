@@ -1,0 +1,154 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"ftsim/scenarios"
+)
+
+// keysScenario is a small scenario whose [protocol] table's keys start on
+// line 10, so that the cases below can say on which line an error must be.
+const keysScenario = `name = "keys"
+[cluster]
+nodes = 4
+[workload]
+kind = "life"
+width = 32
+height = 32
+generations = 4
+[protocol]
+`
+
+// Protocol keys that contradict each other, or that the cluster cannot
+// satisfy, are errors located at the key's line ("keys.toml:12:
+// protocol.every: ..."), or naming the override that set it; the
+// combinations that make sense still build.
+func TestProtocolKeyErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		keys []string // the [protocol] table's lines, from line 10
+		over []string // overrides
+		want string   // the error starts with it; "" = none
+	}{
+		// cpr: the interval keys
+		{"cpr period and every", []string{`kind = "cpr"`, `period = "1s"`, "every = 3"}, nil,
+			"keys.toml:12: protocol.every: give period (a checkpoint every period of time) or every (every so many iterations), not both"},
+		{"cpr every by override", []string{`kind = "cpr"`, `period = "1s"`}, []string{"protocol.every=3"},
+			"--set protocol.every: give period"},
+		{"cpr iterations with a period", []string{`kind = "cpr"`, `interval = "iterations"`, "every = 3", `period = "1s"`}, nil,
+			`keys.toml:13: protocol.period: interval "iterations" checkpoints every so many iterations (every), not every period of time`},
+		{"cpr fixed with every", []string{`kind = "cpr"`, `interval = "fixed"`, "every = 3"}, nil,
+			`keys.toml:12: protocol.every: every counts iterations, which only interval "iterations" uses, not "fixed"`},
+		{"cpr daly with every", []string{`kind = "cpr"`, `interval = "daly"`, "every = 3"}, nil, "keys.toml:12: protocol.every: "},
+		{"cpr auto with both", []string{`kind = "cpr"`, `interval = "auto"`, `period = "1s"`, "every = 3"}, nil, "keys.toml:13: protocol.every: "},
+		{"cpr every alone", []string{`kind = "cpr"`, "every = 3"}, nil, ""},
+		{"cpr period alone", []string{`kind = "cpr"`, `period = "1s"`}, nil, ""},
+		{"cpr iterations", []string{`kind = "cpr"`, `interval = "iterations"`, "every = 3"}, nil, ""},
+		{"cpr auto", []string{`kind = "cpr"`, `interval = "auto"`, `period = "1s"`}, nil, ""},
+		{"cpr daly falling back on period", []string{`kind = "cpr"`, `interval = "daly"`, `period = "1s"`}, nil, ""},
+		// cpr: errors of cpr.New, at the key they name
+		{"cpr period 0", []string{`kind = "cpr"`, `interval = "fixed"`, `period = "0s"`}, nil,
+			`keys.toml:12: protocol.period: checkpoint interval "fixed" needs a positive period`},
+		{"cpr every 0", []string{`kind = "cpr"`, "every = 0"}, nil, `keys.toml:11: protocol.every: checkpoint interval "iterations" needs every ≥ 1`},
+		{"cpr unknown interval", []string{`kind = "cpr"`, `interval = "hourly"`}, nil, `keys.toml:11: protocol.interval: unknown checkpoint interval "hourly"`},
+		{"cpr tier twice", []string{`kind = "cpr"`, `levels = [{tier = "disk", every = 1}, {tier = "local", every = 4}]`}, nil,
+			"keys.toml:11: protocol.levels: level 2: tier disk appears twice"},
+		{"cpr level every 0", []string{`kind = "cpr"`, `levels = [{tier = "disk", every = 0}]`}, nil,
+			"keys.toml:11: protocol.levels: level 1 (disk): every must be at least 1"},
+		{"cpr levels", []string{`kind = "cpr"`, `levels = [{tier = "memory", every = 1}, {tier = "buddy", every = 2}, {tier = "pfs", every = 8}]`}, nil, ""},
+		// dps: a thread's backups need other nodes
+		{"dps backups on every node", []string{`kind = "dps"`, "backups = 4"}, nil,
+			"keys.toml:11: protocol.backups: 4 backups per thread need as many nodes besides the thread's own, and cluster.nodes = 4 (at most 3)"},
+		{"dps backups by override", []string{`kind = "dps"`}, []string{"protocol.backups=9"}, "--set protocol.backups: 9 backups per thread"},
+		{"dps backups on the other nodes", []string{`kind = "dps"`, "backups = 3"}, nil, ""},
+		{"dps default backup on one node", []string{`kind = "dps"`}, []string{"cluster.nodes=1"}, ""},
+		// mlog: multi_failure needs the full log
+		{"mlog multi_failure without the full log", []string{`kind = "mlog"`, "multi_failure = true", "full_log = false"}, nil,
+			"keys.toml:12: protocol.full_log: multi_failure = true needs the full log in every checkpoint"},
+		{"mlog multi_failure", []string{`kind = "mlog"`, "multi_failure = true"}, nil, ""},
+		{"mlog multi_failure with the full log", []string{`kind = "mlog"`, "multi_failure = true", "full_log = true"}, nil, ""},
+		{"mlog without the full log", []string{`kind = "mlog"`, "full_log = false"}, nil, ""},
+		{"mlog unknown restart", []string{`kind = "mlog"`, `restart = "slow"`}, nil, `keys.toml:11: protocol.restart: unknown restart "slow" (basic, fast)`},
+		{"mlog period 0", []string{`kind = "mlog"`, `period = "0s"`}, nil, "keys.toml:11: protocol.period: must be positive"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := keysScenario + strings.Join(c.keys, "\n") + "\n"
+			s, err := scenarios.Parse("keys.toml", []byte(text), c.over)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = buildProtocol(s)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("error %v, want none", err)
+			case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+				t.Fatalf("error %v, want one starting %q", err, c.want)
+			}
+		})
+	}
+}
+
+// In an entry of [[protocols]] the error names the entry and is located at
+// its key, whether the rule is checked here or by the protocol package; a
+// sweep is refused before it runs.
+func TestProtocolsEntryKeyErrors(t *testing.T) {
+	cases := []struct {
+		keys []string // the entry's lines after its label, from line 13
+		want string
+	}{
+		{[]string{`kind = "cpr"`, `period = "1s"`, "every = 3"}, "sweep point protocol=bad: keys.toml:15: protocols[1].every: give period"},
+		{[]string{`kind = "cpr"`, `levels = [{tier = "buddy", every = 1}, {tier = "partner", every = 2}]`},
+			"sweep point protocol=bad: keys.toml:14: protocols[1].levels: level 2: tier buddy appears twice"},
+		{[]string{`kind = "mlog"`, `restart = "slow"`}, `sweep point protocol=bad: keys.toml:14: protocols[1].restart: unknown restart "slow"`},
+		{[]string{`kind = "dps"`, "backups = 5"}, "sweep point protocol=bad: keys.toml:14: protocols[1].backups: 5 backups per thread"},
+	}
+	for _, c := range cases {
+		entries := "[[protocols]]\nkind = \"none\"\n[[protocols]]\nlabel = \"bad\"\n" + strings.Join(c.keys, "\n") + "\n"
+		text := strings.Replace(keysScenario, "[protocol]\n", entries, 1)
+		s, err := scenarios.Parse("keys.toml", []byte(text), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewSweep(s, nil, 1); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("error %v, want one starting %q", err, c.want)
+		}
+	}
+}
+
+// The workloads' size limits start their errors with the key, so they too
+// are located at its line (or, for a key left at its default, at the
+// workload's kind).
+func TestWorkloadLimitErrorsAreLocated(t *testing.T) {
+	cases := []struct {
+		over []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"workload.width=1099511627776"}, "--set workload.width: 1099511627776 × 32 (width × height) is too many cells"},
+		{[]string{"cluster.nodes=8388608"}, "keys.toml:5: workload.objects_per_node: 8388608 × 1 (cluster.nodes × objects_per_node) is too many objects (at most 4194304)"},
+	}
+	for _, c := range cases {
+		s, err := scenarios.Parse("keys.toml", []byte(keysScenario+`kind = "none"`+"\n"), c.over)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = buildWorkload(s)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: error %v, want none", c.over, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%v: error %v, want one starting %q", c.over, err, c.want)
+		}
+	}
+	text := strings.Replace(keysScenario, "generations = 4", "generations = 268435456", 1)
+	s, err := scenarios.Parse("keys.toml", []byte(text+`kind = "none"`+"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "keys.toml:8: workload.generations: 268435456 is too many generations for a 32-bit message tag (at most 268435455)"
+	if _, err := buildWorkload(s); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
