@@ -237,6 +237,16 @@ type backup struct {
 	queue peermap.Map[msgKey, *sim.Message] // stored duplicates
 	bytes int64                             // queue and log bytes accounted
 	log   map[uint64]msgKey                 // LogOrder: handling rank -> data object, after ck.count
+	// fwd counts the gap forwards on their way to this backup, by the
+	// node (incarnation) they left: a backup whose forwards from a node
+	// that failed have not arrived lacks objects only they carried (source).
+	fwd map[nodeInc]int
+}
+
+// nodeInc is an incarnation of a node.
+type nodeInc struct {
+	node sim.NodeID
+	inc  uint32
 }
 
 // thread is the protocol's record of one object.
@@ -531,8 +541,8 @@ func (p *Protocol) duplicate(m *sim.Message) {
 		}
 		return
 	}
-	if m.Dst == p.split && t.stateless {
-		return // the split is not re-executed (see activate): results need no duplicate
+	if !p.duplicated(m) {
+		return // results reach the split's backups by forwardGap
 	}
 	m.Hdr.SN = uint64(d.bkGen)
 	for _, bk := range d.backups {
@@ -647,6 +657,16 @@ func (p *Protocol) drop(m *sim.Message) {
 	}
 }
 
+// duplicated reports whether data object m to a stateful thread is
+// duplicated to its receiver's backups as it is sent: all are but the
+// results of stateless threads to the split, which forwardGap copies to
+// the split's backups once accepted. Re-activation does not need them (the
+// split is not re-executed, see activate), so a backup missing them is
+// still complete.
+func (p *Protocol) duplicated(m *sim.Message) bool {
+	return m.Dst != p.split || !p.th[m.Src].stateless
+}
+
 // forwardGap copies an accepted data object to the backups registered after it
 // was sent (they did not get its duplicate).
 func (p *Protocol) forwardGap(t *thread, m *sim.Message, at sim.NodeID) {
@@ -660,6 +680,13 @@ func (p *Protocol) forwardGap(t *thread, m *sim.Message, at sim.NodeID) {
 			c.SentAt = p.RT.Now()
 			p.sendCopy(c, bk.node, tagFwd)
 			p.C.GapForwards++
+			if !p.duplicated(m) {
+				continue
+			}
+			if bk.fwd == nil {
+				bk.fwd = map[nodeInc]int{}
+			}
+			bk.fwd[nodeInc{at, p.RT.Incarnation(at)}]++
 		}
 	}
 }
@@ -896,6 +923,10 @@ func (p *Protocol) OnControl(m *sim.Message) {
 	}
 	for _, bk := range t.backups {
 		if bk.node == n && p.valid(bk) {
+			if m.Tag == tagFwd && p.duplicated(m) {
+				// a sender failed since would not match: counted missing
+				bk.fwd[nodeInc{m.From, rt.Incarnation(m.From)}]--
+			}
 			p.charge(n, m.Size)
 			p.store(bk, m)
 			return
@@ -990,14 +1021,33 @@ func (p *Protocol) recover(f sim.Failure) {
 	}
 }
 
-// source is the backup object id is re-activated from: the first live, ready one.
+// source is the backup object id is re-activated from: the first live,
+// ready and complete one. A regenerated backup is incomplete while a gap
+// forward from a node that has failed since is missing: the forward
+// carried an object the thread accepted after the backup was registered,
+// whose duplicate went only to the backups before it, and the failure may
+// have taken the thread with the last of those (the thread and all its
+// complete backups lost: the paper's unrecoverable pattern). A forward
+// whose last byte had left the node would still arrive; counting it as
+// missing errs on the side of restarting from scratch.
 func (p *Protocol) source(id sim.ObjID) *backup {
 	for _, bk := range p.th[id].backups {
-		if bk.ready && p.valid(bk) {
+		if bk.ready && p.valid(bk) && !p.missesForwards(bk) {
 			return bk
 		}
 	}
 	return nil
+}
+
+// missesForwards reports whether a gap forward to bk from a failed node is
+// still on its way.
+func (p *Protocol) missesForwards(bk *backup) bool {
+	for from, n := range bk.fwd {
+		if n > 0 && (!p.RT.Alive(from.node) || p.RT.Incarnation(from.node) != from.inc) {
+			return true
+		}
+	}
+	return false
 }
 
 // giveUp reports an unrecoverable pattern and falls back to restarting from

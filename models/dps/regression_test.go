@@ -25,6 +25,15 @@ import (
 //     incarnation sent: a surviving backup logged it, while the re-activated
 //     thread handled that object at another rank; the log listed it twice, and
 //     re-activation from that backup waited for it a second time.
+//   - lost forward: node 3 fails; its thread, re-activated on node 0, takes
+//     a duplicate that arrived there late (the only copy of the final
+//     broadcast besides the one the dead thread handled) and forwards it to
+//     its regenerated backup on node 1, but node 0 fails with the forward
+//     still queued behind the regeneration transfers. The backup on node 1
+//     was ready and re-activated, without the broadcast: the thread never
+//     learnt the search was over and searched alone until the limit. The
+//     thread and every complete copy of it were lost: DPS must report the
+//     pattern and restart from scratch.
 //   - overtaken original: a data object was still on the wire when its
 //     sender's node failed; the sender, re-activated on the receiver's node,
 //     re-posted it at once, and the original arrived second. Dropping it is
@@ -41,11 +50,13 @@ func TestDPSRegressions(t *testing.T) {
 		seed          int64
 		bytesPerFrame int64
 		overtaken     bool // an original arrives after its re-post
+		unrecoverable bool // DPS restarts from scratch once
 	}{
-		{"stale checkpoint", sim.Microsecond, []fail{at(0, 0.65), at(1, 0.7)}, 2, 2, 3, 0, false},
-		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, false},
-		{"stale determinant", sim.Microsecond, []fail{at(3, 0.55), at(0, 0.6)}, 8, 2, 2, 2048, false},
-		{"overtaken original", sim.Microsecond, []fail{at(0, 0.5), at(3, 0.65)}, 2, 2, 2, 2048, true},
+		{"stale checkpoint", sim.Microsecond, []fail{at(0, 0.65), at(1, 0.7)}, 2, 2, 3, 0, false, false},
+		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, false, false},
+		{"stale determinant", sim.Microsecond, []fail{at(3, 0.55), at(0, 0.6)}, 8, 2, 2, 2048, false, false},
+		{"overtaken original", sim.Microsecond, []fail{at(0, 0.5), at(3, 0.65)}, 2, 2, 2, 2048, true, false},
+		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
@@ -66,6 +77,9 @@ func TestDPSRegressions(t *testing.T) {
 			}
 			res, p := runDPS(t, cfg, wl, pc)
 			checkClean(t, c.name, res, p)
+			if got := res.Stats.Unrecoverable > 0; got != c.unrecoverable {
+				t.Fatalf("unrecoverable %v, want %v (%s)", got, c.unrecoverable, res.Stats.UnrecoverableNote)
+			}
 			if p.C.Recovered == 0 {
 				t.Fatalf("no thread was re-activated: the plan no longer exercises recovery")
 			}
