@@ -7,6 +7,7 @@ import (
 	"ftsim/models/mlog"
 	"ftsim/scenarios"
 	"ftsim/sim"
+	"math"
 )
 
 // cprParams are the [protocol] keys of kind "cpr".
@@ -195,7 +196,13 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 	}
 	cfg := dps.Config{Backups: int(p.Backups), Every: p.Every, EveryProgress: p.EveryProgress, Period: sim.Time(p.Period),
 		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder, Spread: p.Spread}
-	for _, id := range p.Stateless {
+	if len(p.Stateless) > 0 && s.Workload.Kind() != "farm" {
+		return nil, sec.Errorf("stateless", "stateless threads are a task farm's workers (workload farm), not %s's objects", s.Workload.Kind())
+	}
+	for i, id := range p.Stateless {
+		if id < 0 || id > math.MaxInt32 {
+			return nil, sec.Errorf("stateless", "entry %d: %d is not an object id (0 to the workload's objects − 1)", i, id)
+		}
 		cfg.Stateless = append(cfg.Stateless, sim.ObjID(id))
 	}
 	if _, err := dps.New(cfg); err != nil {

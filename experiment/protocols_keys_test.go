@@ -63,6 +63,14 @@ func TestProtocolKeyErrors(t *testing.T) {
 		{"dps backups by override", []string{`kind = "dps"`}, []string{"protocol.backups=9"}, "--set protocol.backups: 9 backups per thread"},
 		{"dps backups on the other nodes", []string{`kind = "dps"`, "backups = 3"}, nil, ""},
 		{"dps default backup on one node", []string{`kind = "dps"`}, []string{"cluster.nodes=1"}, ""},
+		// dps: stateless threads are a farm's workers
+		{"dps stateless off a farm", []string{`kind = "dps"`, "stateless = [1]"}, nil,
+			"keys.toml:11: protocol.stateless: stateless threads are a task farm's workers (workload farm), not life's objects"},
+		{"dps stateless id negative", []string{`kind = "dps"`, "stateless = [1, -2]"}, []string{"workload.kind=farm"},
+			"keys.toml:11: protocol.stateless: must be ≥ 0, got -2"},
+		{"dps stateless id wrapping", []string{`kind = "dps"`, "stateless = [4294967297]"}, []string{"workload.kind=farm"},
+			"keys.toml:11: protocol.stateless: entry 0: 4294967297 is not an object id"},
+		{"dps stateless on a farm", []string{`kind = "dps"`, "stateless = [1]"}, []string{"workload.kind=farm"}, ""},
 		// mlog: multi_failure needs the full log
 		{"mlog multi_failure without the full log", []string{`kind = "mlog"`, "multi_failure = true", "full_log = false"}, nil,
 			"keys.toml:12: protocol.full_log: multi_failure = true needs the full log in every checkpoint"},

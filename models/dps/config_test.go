@@ -58,3 +58,14 @@ func TestCheckNodes(t *testing.T) {
 		}
 	}
 }
+
+// A stateless id that names no object ends the run with the key to fix,
+// rather than being ignored (the run would be another experiment).
+func TestStatelessOutOfRange(t *testing.T) {
+	pc := DefaultConfig()
+	pc.Stateless = []sim.ObjID{99}
+	res, _ := runDPS(t, baseConfig(), farmJob(t), pc)
+	if res.Finished || !strings.Contains(res.Stats.UnrecoverableNote, "protocol.stateless: object 99 does not exist") {
+		t.Fatalf("finished %v, note %q", res.Finished, res.Stats.UnrecoverableNote)
+	}
+}

@@ -456,7 +456,12 @@ func (p *Protocol) statelessSet() map[sim.ObjID]bool {
 		}
 	}
 	for _, id := range p.cfg.Stateless {
-		if id >= 0 && int(id) < rt.NumObjects() && id != master {
+		if id < 0 || int(id) >= rt.NumObjects() {
+			// a silently ignored id would run a different experiment
+			rt.Abort(fmt.Sprintf("protocol.stateless: object %d does not exist (the workload has %d objects)", id, rt.NumObjects()))
+			return out
+		}
+		if id != master {
 			out[id] = true
 		}
 	}
