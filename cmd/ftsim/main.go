@@ -3,9 +3,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/pprof"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -13,7 +17,47 @@ import (
 func main() {
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "ftsim:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitCode is the exit status for err: 128 + the signal's number for a
+// command a signal stopped (130 for Ctrl-C, 143 for SIGTERM), as a shell
+// reports a process the signal killed, so that a batch script or a job
+// array tells an interruption from a failure; 1 otherwise.
+func exitCode(err error) int {
+	var sig signalError
+	if errors.As(err, &sig) {
+		if s, ok := sig.sig.(syscall.Signal); ok {
+			return 128 + int(s)
+		}
+	}
+	return 1
+}
+
+// signalError is the cause of a command stopped by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string { return e.sig.String() + " signal received" }
+
+// signalContext is signal.NotifyContext for SIGINT and SIGTERM, whose
+// cause, once a signal came, is a signalError naming it.
+func signalContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(signalError{s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
 	}
 }
 

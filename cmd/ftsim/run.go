@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -160,7 +158,7 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 			return stdout.Flush()
 		}
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd.Context())
 	defer stop()
 	if err := ex.run(ctx, emit); err != nil {
 		return err

@@ -10,11 +10,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -157,7 +155,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	}
 	fmt.Fprintln(w)
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(cmd.Context())
 	defer stop()
 	if err := ex.run(ctx, emit); err != nil {
 		return err
@@ -287,7 +285,7 @@ func (ex *execution) close() {
 
 // interrupted is the error of a command stopped by a signal, naming it.
 func interrupted(ctx context.Context) error {
-	return fmt.Errorf("interrupted: %v", context.Cause(ctx))
+	return fmt.Errorf("interrupted: %w", context.Cause(ctx))
 }
 
 // sweepMeta describes the sweep for meta.json. The base file is identified
