@@ -295,9 +295,6 @@ func openStore(dir string, meta Meta, resume bool, unlock func() error) (*Store,
 	return st, nil
 }
 
-// Dir returns the store's directory.
-func (st *Store) Dir() string { return st.dir }
-
 // Has reports whether run k is in the store.
 func (st *Store) Has(k RunKey) bool {
 	st.mu.Lock()
