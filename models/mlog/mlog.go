@@ -489,13 +489,17 @@ func (p *Protocol) requestTicket(s *object, e *entry) {
 		return
 	}
 	e.asking = true
-	rt.Transfer(from, to, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, s, e, to) })
+	life := p.life
+	rt.Transfer(from, to, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, life, s, e, to) })
 }
 
-// onTicketRequest runs at node at when e's ticket request arrives.
-func (p *Protocol) onTicketRequest(ok bool, s *object, e *entry, at sim.NodeID) {
+// onTicketRequest runs at node at when e's ticket request, sent in life,
+// arrives. A request sent before a restart from scratch is void: a ticket
+// handed out for it would be a TN no message of the new life carries, and
+// the receiver would wait for it forever.
+func (p *Protocol) onTicketRequest(ok bool, life int64, s *object, e *entry, at sim.NodeID) {
 	rt := p.RT
-	if !ok || p.fallen {
+	if !ok || p.fallen || life != p.life {
 		e.asking = false
 		return
 	}
@@ -505,7 +509,7 @@ func (p *Protocol) onTicketRequest(ok bool, s *object, e *entry, at sim.NodeID) 
 		return
 	}
 	if w.node != at { // the receiver moved: the request follows it
-		rt.Transfer(at, w.node, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, s, e, w.node) })
+		rt.Transfer(at, w.node, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, life, s, e, w.node) })
 		return
 	}
 	p.answer(w, ticketReq{s: s, e: e, at: at})
@@ -654,7 +658,11 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 	e.asking = true
 	w := p.objs[e.dst]
 	sz := p.cfg.TicketBytes
+	life := p.life
 	rt.Transfer(n, b, sz, tagTuple, func(ok bool) {
+		if life != p.life || p.fallen {
+			return // a tuple of a life before a restart from scratch is void
+		}
 		if !ok {
 			e.asking = false
 			if p.live(s, e) {
