@@ -1,0 +1,106 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"ftsim/scenarios"
+	"ftsim/sim"
+)
+
+// searchWorkloads are small instances of every workload, with a checkpoint
+// period of about an eighth of each fault-free run.
+var searchWorkloads = []struct {
+	kind, period string
+	keys         []string
+}{
+	{"life", "30us", []string{"width=48", "height=48", "generations=30", "objects_per_node=2"}},
+	{"stencil", "8us", []string{"nx=12", "ny=10", "nz=8", "iterations=20", "blocks_per_node=2"}},
+	{"dp", "40us", []string{`problem="lcs"`, "random_a=300", "random_b=200"}},
+	{"farm", "300us", []string{"width=96", "height=96", "tile=16", "max_iter=300"}},
+	{"synthetic", "500ms", []string{"steps=20", "exchange=4096", "objects=8"}},
+	{"pida", "1ms", []string{"korf=94", "objects_per_node=2"}}, // korf_file added when the data is there
+}
+
+// searchProtocols are variants of every general-purpose protocol: the tiers
+// and a multi-level schedule of cpr, one without draining; dps with one or
+// two backups and without checkpoints; mlog's two restarts.
+var searchProtocols = []struct {
+	kind string
+	keys []string
+}{
+	{"none", nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`}},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="memory"`}},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, "protocol.drain=false"}},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`}},
+	{"dps", []string{"protocol.every=5"}},
+	{"dps", []string{"protocol.every=3", "protocol.backups=2"}},
+	{"dps", []string{"protocol.every=0"}},
+	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true"}},
+	{"mlog", []string{`protocol.restart="basic"`}},
+}
+
+// Every workload under every protocol variant, on 4 nodes with exponential
+// failures of a node MTBF of 4 and 12 fault-free runs (about 1.3 and 0.4
+// failures per run), with 3 spares or none, ends with its reference answer,
+// unless every node failed. By default 2 seeds per case (480 runs, a few
+// seconds); FTSIM_SEARCH=1 runs 40 (9,600 runs, about 8,200 failures).
+func TestRandomFailuresEveryProtocol(t *testing.T) {
+	seeds := 2
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	runs, failures := 0, 0
+	for _, wl := range searchWorkloads {
+		keys := wl.keys
+		if wl.kind == "pida" {
+			if korfFile == "" {
+				continue
+			}
+			keys = append(keys[:len(keys):len(keys)], `korf_file="`+korfFile+`"`)
+		}
+		for _, pr := range searchProtocols {
+			for _, spares := range []int{0, 3} {
+				for _, factor := range []sim.Time{4, 12} {
+					for seed := 1; seed <= seeds; seed++ {
+						name := fmt.Sprintf("%s/%s %v, %d spares, node MTBF %d fault-free runs, seed %d", wl.kind, pr.kind, pr.keys, spares, factor, seed)
+						over := []string{"workload.kind=" + wl.kind, "protocol.kind=" + pr.kind, "cluster.nodes=4",
+							fmt.Sprintf("cluster.spares=%d", spares), "detection.mode=oracle", "failures.distribution=exponential",
+							fmt.Sprintf("seed=%d", seed)}
+						for _, k := range keys {
+							over = append(over, "workload."+k)
+						}
+						if pr.kind == "cpr" || pr.kind == "mlog" {
+							over = append(over, "protocol.period="+wl.period)
+						}
+						s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), append(over, pr.keys...))
+						if err != nil {
+							t.Fatal(err)
+						}
+						p, err := Prepare(s)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						p.Scenario.Failures.NodeMTBF = scenarios.Duration(factor * max(p.FaultFree, p.Baseline))
+						r, err := p.Run(0)
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						runs++
+						failures += r.Failures
+						if (!r.Finished || !r.DigestOK) && !strings.HasPrefix(r.Note, "every node failed") {
+							t.Errorf("%s: finished %v, digest_ok %v, %d failures: %s", name, r.Finished, r.DigestOK, r.Failures, r.Note)
+						}
+					}
+				}
+			}
+		}
+	}
+	if failures == 0 {
+		t.Fatal("no failure struck: the search tests nothing")
+	}
+	t.Logf("%d runs, %d failures", runs, failures)
+}
