@@ -793,12 +793,10 @@ func (p *Protocol) install(w sim.ObjID, n sim.NodeID, c *copyFRI) {
 		rt.Abort(fmt.Sprintf("abft: worker %d: %v", w, err))
 		return
 	}
-	cont := &sim.Message{Src: w, Dst: w, Tag: pidaCont, Epoch: rt.Epoch(), From: n, To: n}
-	if err := rt.Restore(w, n, state, []*sim.Message{cont}); err != nil {
-		rt.Abort(fmt.Sprintf("abft: %v", err))
-		return
-	}
-	p.Counters.Restored++
+	// The protocol state goes in place first: the restored worker may run
+	// its continue message within Restore, and what it sends then (the
+	// credit of work it exhausts) must be held by this state, not by the
+	// lost one's, which is dropped.
 	pr := p.newProc(n)
 	copy(pr.seq, c.seq)
 	for i := range c.consumed {
@@ -811,6 +809,12 @@ func (p *Protocol) install(w sim.ObjID, n sim.NodeID, c *copyFRI) {
 		pr.outbox = append(pr.outbox, &e)
 	}
 	p.live[w] = pr
+	cont := &sim.Message{Src: w, Dst: w, Tag: pidaCont, Epoch: rt.Epoch(), From: n, To: n}
+	if err := rt.Restore(w, n, state, []*sim.Message{cont}); err != nil {
+		rt.Abort(fmt.Sprintf("abft: %v", err))
+		return
+	}
+	p.Counters.Restored++
 	p.armTimer(n)
 	for _, e := range pr.outbox {
 		p.resend(w, e)
