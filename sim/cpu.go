@@ -31,6 +31,10 @@ func (rt *Runtime) kick(n NodeID) {
 	if rt.links[n].state != nodeActive || !rt.started {
 		return
 	}
+	if rt.inHandler {
+		rt.deferred = append(rt.deferred, n)
+		return
+	}
 	nd := &rt.nodes[n]
 	for nd.busy < rt.cfg.Cores {
 		if nd.sys.len() > 0 {
@@ -71,6 +75,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	o.runNode = n
 	nd.busy++
 	rt.running++
+	rt.inHandler = true
 	if o.needStart {
 		o.needStart = false
 		o.obj.Start(c)
@@ -82,15 +87,25 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		o.obj.Handle(c, m)
 		c.cur = nil
 	}
+	rt.inHandler = false
 	if rt.tracer != nil {
 		rt.tracer.Task(n, id, c.start, c.start+c.elapsed, "compute")
 	}
 	if c.elapsed == 0 {
 		rt.objectDone(id)
-		return
+	} else {
+		t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: id, gen: o.runGen})
+		rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
 	}
-	t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: id, gen: o.runGen})
-	rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
+	for len(rt.deferred) > 0 {
+		// two buffers in turn, so that deferring stays allocation-free
+		ns := rt.deferred
+		rt.deferred = rt.kicking[:0]
+		for _, d := range ns {
+			rt.kick(d)
+		}
+		rt.kicking = ns[:0]
+	}
 }
 
 func (rt *Runtime) onCoreDone(ev Event) {

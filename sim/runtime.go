@@ -44,6 +44,14 @@ type Runtime struct {
 	tasks slab[task]
 	calls slab[call]
 	ctx   Ctx
+	// inHandler is set while an object's handler code (and the protocol's
+	// OnDispatch before it) runs in ctx; a node made ready meanwhile is
+	// kicked once it returns (deferred), not from inside it: another
+	// handler run there would reuse ctx, and the first one's sends would
+	// leave under the other object's name.
+	inHandler bool
+	deferred  []NodeID
+	kicking   []NodeID // the other buffer of deferred
 
 	progress, total int64
 	// shown is progress/total as math.Float64bits, for Fraction: the one

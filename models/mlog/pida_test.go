@@ -1,6 +1,7 @@
 package mlog
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -67,5 +68,39 @@ func TestPidaSurvivesFailures(t *testing.T) {
 			}
 			t.Logf("makespan %v (no failure, no protocol %v), resent %d, migrations %d; %s", res.Makespan, base.Makespan, pr.Stats.Resent, pr.Stats.Migrations, res.Outcome.Detail)
 		})
+	}
+}
+
+// Nodes of two cores, no spare, heartbeat detection: the two workers of the
+// failed node are restored on one survivor, where the priority given to a
+// restored worker ended inside its handler and started the other worker's
+// handler from there. The first worker's work request then left under the
+// other's name, its re-execution diverged, and the credit of the work its
+// peer sent in reply was lost: the search never ended (fixed in the
+// runtime, sim.TestHandlerNotNested).
+func TestPidaTwoCoresNoSpare(t *testing.T) {
+	p := pida.DefaultParams()
+	p.ObjectsPerNode = 2
+	p.Korf, p.KorfFile = 94, "/work/shared/testdata/korf15.tsv"
+	if _, err := os.Stat(p.KorfFile); err != nil {
+		t.Skipf("no Korf table: %v", err)
+	}
+	w, err := pida.New(p, 6, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Nodes, cfg.Spares, cfg.Rate, cfg.Cores = 6, 0, 1e9, 2
+	cfg.Latency, cfg.Bandwidth = 2*sim.Microsecond, 12.5e9
+	cfg.OracleDetection = false
+	cfg.HBPeriod, cfg.HBTimeout = 92772*sim.Nanosecond, 309240*sim.Nanosecond
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 1218906 * sim.Nanosecond}}
+	cfg.Limit = 100 * sim.Millisecond // fault-free 4.6 ms
+	pc := DefaultConfig()
+	pc.Period, pc.Restart = sim.Millisecond, RestartBasic
+	res := runWith(t, cfg, w, mustNew(t, pc))
+	if res.Stats.Unrecoverable != 0 || strings.Contains(res.Outcome.Detail, "anomal") {
+		t.Fatalf("unrecoverable %d (%s), outcome %+v", res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, res.Outcome)
 	}
 }
