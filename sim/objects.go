@@ -109,7 +109,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	o.inc++
 	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
 	o.needStart = true
-	rt.setProgress(id, o.obj.Progress())
+	rt.restoredProgress(id, o.obj.Progress())
 	rt.ready(id)
 	rt.kick(n)
 }
@@ -158,7 +158,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 	for _, m := range inbox {
 		o.inbox.push(m)
 	}
-	rt.setProgress(id, obj.Progress())
+	rt.restoredProgress(id, obj.Progress())
 	rt.ready(id)
 	rt.kick(n)
 	return nil

@@ -67,9 +67,10 @@ type Runtime struct {
 	stats      Stats
 	finished   bool
 	finishedAt Time
+	finishDue  bool // a kFinish event is scheduled
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
-	kXferArrive, kXferDeliver                                                         Kind
+	kXferArrive, kXferDeliver, kFinish                                                Kind
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects
@@ -93,6 +94,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kDisk = e.NewKind("storage", rt.onStorageDone)
 	rt.kXferArrive = e.NewKind("transfer-arrive", rt.onXferArrive)
 	rt.kXferDeliver = e.NewKind("transfer-deliver", rt.onXferDeliver)
+	rt.kFinish = e.NewKind("finish", rt.onFinish)
 
 	n := cfg.Nodes + cfg.Spares
 	rt.nodes = make([]node, n)
@@ -243,6 +245,37 @@ func (rt *Runtime) bounded(d Time, keys string) Time {
 // setProgress records object id's progress and reacts to it: progress-scripted
 // failures, recovery bookkeeping and completion.
 func (rt *Runtime) setProgress(id ObjID, p int64) {
+	rt.updateProgress(id, p)
+	if rt.progress >= rt.total {
+		rt.finish()
+	}
+}
+
+// restoredProgress records the progress of object id restored or re-created
+// by a protocol. Completion is judged once the current event is over: a
+// rollback restores object after object, and a lost object (its progress
+// counted as 0) restored before the others are rolled back would otherwise
+// make the sum reach the total for a moment and end the run unfinished.
+func (rt *Runtime) restoredProgress(id ObjID, p int64) {
+	rt.updateProgress(id, p)
+	if rt.progress >= rt.total && !rt.finished && !rt.finishDue {
+		rt.finishDue = true
+		rt.eng.Schedule(rt.eng.now, rt.kFinish, 0, 0)
+	}
+}
+
+// onFinish ends the run if the workload is still complete after the event
+// that restored objects.
+func (rt *Runtime) onFinish(Event) {
+	rt.finishDue = false
+	if rt.progress >= rt.total {
+		rt.finish()
+	}
+}
+
+// updateProgress records object id's progress, and fires the failures
+// scripted at a share of progress and recovery bookkeeping.
+func (rt *Runtime) updateProgress(id ObjID, p int64) {
 	o := &rt.objs[id]
 	rt.progress += p - o.progress
 	o.progress = p
@@ -256,7 +289,11 @@ func (rt *Runtime) setProgress(id ObjID, p int64) {
 	if len(rt.open) > 0 {
 		rt.closeRecoveries()
 	}
-	if rt.progress >= rt.total && !rt.finished {
+}
+
+// finish ends the run: the workload is complete.
+func (rt *Runtime) finish() {
+	if !rt.finished {
 		rt.finished = true
 		rt.finishedAt = rt.eng.now
 		for _, i := range rt.open {
