@@ -51,17 +51,19 @@ var searchClusters = [][]string{
 	{"cluster.nodes=4", "cluster.spares=0", "detection.mode=oracle"},
 	{"cluster.nodes=4", "cluster.spares=3", "detection.mode=oracle"},
 	{"cluster.nodes=6", "cluster.spares=0", "cluster.cores=2", `detection.mode="heartbeat"`},
+	{"cluster.nodes=5", "cluster.spares=1", "cluster.cores=3", `detection.mode="heartbeat"`, `failures.downtime="5us"`},
 }
 
 // Every workload under every protocol variant, with exponential
 // failures of a node MTBF of 4 and 12 fault-free runs (about 1.3 and 0.4
 // failures per run), ends with its reference answer unless every node
 // failed (or one failed undetected after the workload's last step: the
-// final state is incomplete, sim's "object lost at completion"), on three
-// clusters: 4 nodes of one core with 3 spares or none and
-// immediate detection, and 6 nodes of two cores without spare and with
-// heartbeats (a period of a 50th of the fault-free run, a timeout of a
-// 15th). By default 2 seeds per case; FTSIM_SEARCH=1 runs 40.
+// final state is incomplete, sim's "object lost at completion"), on four
+// clusters: 4 nodes of one core with 3 spares or none and immediate
+// detection; 6 nodes of two cores without spare and 5 of three cores with a
+// spare and a downtime, with heartbeats (a period of a 50th of the
+// fault-free run, a timeout of a 15th). By default 2 seeds per case;
+// FTSIM_SEARCH=1 runs 40.
 func TestRandomFailuresEveryProtocol(t *testing.T) {
 	seeds := 2
 	if os.Getenv("FTSIM_SEARCH") != "" {
