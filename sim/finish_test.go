@@ -12,6 +12,9 @@ import (
 type rollbackProto struct {
 	BaseProtocol
 	restoredAt Time
+	// handled: object 1 is restored to progress 1 with a message in its
+	// inbox, which it handles at once within Restore (reaching 2)
+	handled bool
 }
 
 func scriptState(got int64) []byte { return binary.AppendVarint(binary.AppendVarint(nil, got), 0) }
@@ -19,7 +22,11 @@ func scriptState(got int64) []byte { return binary.AppendVarint(binary.AppendVar
 func (p *rollbackProto) OnFailure(f Failure) {
 	rt := p.RT
 	p.restoredAt = rt.Now()
-	if err := rt.Restore(1, 0, scriptState(2), nil); err != nil {
+	state, inbox := scriptState(2), []*Message(nil)
+	if p.handled {
+		state, inbox = scriptState(1), []*Message{{Src: 1, Dst: 1, Tag: 8, To: 0}}
+	}
+	if err := rt.Restore(1, 0, state, inbox); err != nil {
 		rt.Abort(err.Error())
 	}
 	if err := rt.Restore(0, 0, scriptState(1), nil); err != nil {
@@ -31,9 +38,17 @@ func (p *rollbackProto) OnFailure(f Failure) {
 // Completion is judged on the progress once a rollback's restores are all
 // done: restoring the lost object first made the sum reach the total for a
 // moment (2 + 2 of 4), and the run ended there, unfinished (progress 3 once
-// object 0 was rolled back). The run must end when the last message is
-// handled, with every unit of progress made.
+// object 0 was rolled back); so did a handler of the restored object run at
+// once within Restore. The run must end when the last message is handled,
+// with every unit of progress made.
 func TestRollbackDoesNotFinishEarly(t *testing.T) {
+	for _, handled := range []bool{false, true} {
+		rollbackRun(t, handled)
+	}
+}
+
+func rollbackRun(t *testing.T, handled bool) {
+	t.Helper()
 	wl := &scriptWL{n: 2, total: 4}
 	wl.start = func(c *Ctx) {
 		if c.Self() == 0 {
@@ -48,7 +63,7 @@ func TestRollbackDoesNotFinishEarly(t *testing.T) {
 	cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}}
 	cfg.DetectDelay = Millisecond
 	cfg.Limit = Second
-	p := &rollbackProto{}
+	p := &rollbackProto{handled: handled}
 	rt, err := New(cfg, wl, p)
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +71,6 @@ func TestRollbackDoesNotFinishEarly(t *testing.T) {
 	res := rt.Run()
 	done, total := rt.Progress()
 	if !res.Finished || done != total || res.Makespan != p.restoredAt+Millisecond {
-		t.Fatalf("finished %v at %v with progress %d of %d; want the end at %v, complete", res.Finished, res.Makespan, done, total, p.restoredAt+Millisecond)
+		t.Fatalf("handled within Restore %v: finished %v at %v with progress %d of %d; want the end at %v, complete", handled, res.Finished, res.Makespan, done, total, p.restoredAt+Millisecond)
 	}
 }

@@ -68,6 +68,10 @@ type Runtime struct {
 	finished   bool
 	finishedAt Time
 	finishDue  bool // a kFinish event is scheduled
+	// restoredIn is the event (its ordinal) in which a protocol last
+	// restored or re-created an object: completion reached during it is
+	// judged once it is over (restoredProgress)
+	restoredIn uint64
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
 	kXferArrive, kXferDeliver, kFinish                                                Kind
@@ -246,19 +250,33 @@ func (rt *Runtime) bounded(d Time, keys string) Time {
 // failures, recovery bookkeeping and completion.
 func (rt *Runtime) setProgress(id ObjID, p int64) {
 	rt.updateProgress(id, p)
-	if rt.progress >= rt.total {
-		rt.finish()
+	if rt.progress < rt.total {
+		return
 	}
+	if rt.restoredIn == rt.eng.executed {
+		rt.finishLater() // a handler the restores started at once
+		return
+	}
+	rt.finish()
 }
 
 // restoredProgress records the progress of object id restored or re-created
-// by a protocol. Completion is judged once the current event is over: a
-// rollback restores object after object, and a lost object (its progress
-// counted as 0) restored before the others are rolled back would otherwise
-// make the sum reach the total for a moment and end the run unfinished.
+// by a protocol. Completion reached in the same event is judged once the
+// event is over: a rollback restores object after object, and a lost object
+// (its progress counted as 0) restored before the others are rolled back
+// would otherwise make the sum reach the total for a moment and end the run
+// unfinished.
 func (rt *Runtime) restoredProgress(id ObjID, p int64) {
 	rt.updateProgress(id, p)
-	if rt.progress >= rt.total && !rt.finished && !rt.finishDue {
+	rt.restoredIn = rt.eng.executed
+	if rt.progress >= rt.total {
+		rt.finishLater()
+	}
+}
+
+// finishLater checks for completion after the current event.
+func (rt *Runtime) finishLater() {
+	if !rt.finished && !rt.finishDue {
 		rt.finishDue = true
 		rt.eng.Schedule(rt.eng.now, rt.kFinish, 0, 0)
 	}
