@@ -44,6 +44,7 @@ type runSpec struct {
 	planned  []sim.ScriptedFailure
 	proto    sim.Protocol
 	interval sim.Time
+	tune     func(*sim.Config) // changes to the cluster below, if set
 }
 
 func runPida(t *testing.T, s runSpec) (sim.Result, *pida.Workload) {
@@ -60,6 +61,9 @@ func runPida(t *testing.T, s runSpec) (sim.Result, *pida.Workload) {
 	if len(s.planned) > 0 {
 		cfg.Failures = sim.ScriptedFailures
 		cfg.Planned = s.planned
+	}
+	if s.tune != nil {
+		s.tune(&cfg)
 	}
 	rt, err := sim.New(cfg, w, s.proto)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"ftsim/sim"
-	"ftsim/workloads/pida"
 )
 
 // A worker rebuilt on an idle node runs its continue message within
@@ -16,23 +15,14 @@ import (
 // Node 3 of 4, holding workers 6 and 7, fails at 600 µs with immediate
 // detection and no spare; the run must find Korf's optimum.
 func TestRestoredWorkerRunsAtOnce(t *testing.T) {
-	w, err := pida.New(korfParams(t, 94, 8), 4, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := sim.DefaultConfig()
-	cfg.Nodes, cfg.Spares = 4, 0
-	cfg.Latency, cfg.Bandwidth = 2*sim.Microsecond, 1.25e10
-	cfg.DetectDelay = 0
-	cfg.Limit = 100 * sim.Millisecond // fault-free 8 ms
-	cfg.Failures = sim.ScriptedFailures
-	cfg.Planned = []sim.ScriptedFailure{{Node: 3, At: 600 * sim.Microsecond}}
 	p := New(ftConfig(sim.Millisecond))
-	rt, err := sim.New(cfg, w, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := rt.Run()
+	res, _ := runPida(t, runSpec{params: korfParams(t, 94, 8), nodes: 4, proto: p,
+		planned: []sim.ScriptedFailure{{Node: 3, At: 600 * sim.Microsecond}},
+		tune: func(c *sim.Config) {
+			c.Latency, c.Bandwidth = 2*sim.Microsecond, 1.25e10
+			c.DetectDelay = 0
+			c.Limit = 100 * sim.Millisecond // fault-free 8 ms
+		}})
 	if !res.Finished || !res.Outcome.OK || res.Outcome.Answer != fmt.Sprint(korfOptimal[94]) {
 		t.Fatalf("finished %v at %v, outcome %+v", res.Finished, res.Makespan, res.Outcome)
 	}

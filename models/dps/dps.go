@@ -294,8 +294,8 @@ type Protocol struct {
 	next     int // round robin for re-created stateless threads
 	scratch  *none.Restarter
 	fallback bool
-	origSeq  map[[3]uint64]uint64 // Audit: (src, dst, op) -> original sequence number
-	repostIn map[[3]uint64]bool   // Audit: re-posts accepted (their original had not arrived)
+	origSeq  map[[3]uint64]uint64 // Audit: auditKey -> original sequence number
+	repostIn map[[3]uint64]bool   // Audit: auditKey of the re-posts accepted (their original had not arrived)
 	copies   map[sim.ObjID][]taskCopy
 	splitGen uint32               // the split's generation: results of tasks of an older one are void
 	reassign bool                 // the split's object implements Reassigner
@@ -312,12 +312,15 @@ type Protocol struct {
 // errors start with the scenario key at fault ("protocol.backups: ..."),
 // which the scenarios package locates at the key's line.
 func New(cfg Config) (*Protocol, error) {
+	if cfg.Period < 0 {
+		return nil, fmt.Errorf("protocol.period: must not be negative, got %v", cfg.Period)
+	}
 	for _, c := range []struct {
 		key string
 		v   int64
 	}{
 		{"backups", int64(cfg.Backups)}, {"every", cfg.Every}, {"every_progress", cfg.EveryProgress},
-		{"period", int64(cfg.Period)}, {"header_bytes", cfg.HeaderBytes}, {"entry_bytes", cfg.EntryBytes},
+		{"header_bytes", cfg.HeaderBytes}, {"entry_bytes", cfg.EntryBytes},
 	} {
 		if c.v < 0 {
 			return nil, fmt.Errorf("protocol.%s: must not be negative, got %d", c.key, c.v)
@@ -519,7 +522,7 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	} else {
 		hw.next = rank + 1
 		if p.origSeq != nil {
-			p.origSeq[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] = m.Hdr.Seq
+			p.origSeq[auditKey(m)] = m.Hdr.Seq
 		}
 	}
 	switch {
@@ -632,7 +635,7 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	}
 	t.received.add(m.Src, m.Hdr.Op)
 	if p.repostIn != nil && m.Hdr.Flags&flagRepost != 0 {
-		p.repostIn[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] = true
+		p.repostIn[auditKey(m)] = true
 	}
 	p.forwardGap(t, m, p.RT.NodeOf(m.Dst))
 	if t.ord.replay {
@@ -647,7 +650,7 @@ func (p *Protocol) drop(m *sim.Message) {
 		// An original still on the wire when its sender failed may arrive
 		// after the re-executed sender's re-post of it (sent from a node
 		// nearer the receiver, or the receiver's own): dropping it is right.
-		if p.repostIn[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}] {
+		if p.repostIn[auditKey(m)] {
 			p.C.OvertakenOriginals++
 		} else {
 			p.C.WrongDrops++
@@ -656,10 +659,15 @@ func (p *Protocol) drop(m *sim.Message) {
 	}
 	p.C.SilentDrops++
 	if p.origSeq != nil {
-		if s, ok := p.origSeq[[3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}]; ok && s != m.Hdr.Seq {
+		if s, ok := p.origSeq[auditKey(m)]; ok && s != m.Hdr.Seq {
 			p.C.SeqMismatches++
 		}
 	}
+}
+
+// auditKey names data object m for the audit: (sender, receiver, operation).
+func auditKey(m *sim.Message) [3]uint64 {
+	return [3]uint64{uint64(m.Src), uint64(m.Dst), m.Hdr.Op}
 }
 
 // duplicated reports whether data object m to a stateful thread is
