@@ -93,33 +93,44 @@ func (p *Progress) Add(n int) {
 	p.report(now)
 }
 
-// report prints the state at now. The ETA extrapolates from the simulations
-// done and the share of the running ones done, when the meters are followed
-// (a simulation's progress is its workload's, which a rollback sets back),
-// and from the runs done otherwise.
+// report prints the state at now. With the meters followed, the share done
+// counts the simulations done and the share of the running ones done (a
+// simulation's progress is its workload's, which a rollback sets back), and
+// the ETA comes from estimateLeft; otherwise both come from the runs done.
 func (p *Progress) report(now time.Time) {
 	p.last = now
 	p.printed = true
 	el := now.Sub(p.start)
 	done, of := float64(p.done), float64(p.total)
+	eta := "?"
+	if done > 0 {
+		eta = time.Duration(float64(el) / done * max(0, of-done)).Round(time.Second).String()
+	}
 	var running []string
 	if p.sims > 0 {
 		done, of = 0, float64(p.sims)
+		var finished int
+		var spent time.Duration
+		var underWay []simUnderWay
 		for _, m := range p.meters {
-			done += float64(m.done.Load())
+			n := m.done.Load()
+			finished += int(n)
+			done += float64(n)
+			spent += time.Duration(m.spent.Load())
 			if rt := m.rt.Load(); rt != nil {
 				f := rt.Fraction()
 				done += f
 				running = append(running, fmt.Sprintf("%.0f%%", 100*f))
+				underWay = append(underWay, simUnderWay{now.Sub(time.Unix(0, m.started.Load())), f})
 			}
 		}
-		if p.done == p.total {
-			done = of
+		eta = "?"
+		if left, ok := estimateLeft(p.sims, len(p.meters), finished, spent, underWay); ok {
+			eta = left.Round(time.Second).String()
 		}
-	}
-	eta := "?"
-	if done > 0 {
-		eta = time.Duration(float64(el) / done * max(0, of-done)).Round(time.Second).String()
+		if p.done == p.total {
+			done, eta = of, "0s"
+		}
 	}
 	under := ""
 	if len(running) > 0 {
@@ -152,11 +163,54 @@ func (p *Progress) Stop() {
 	}
 }
 
+// simUnderWay is a running simulation as the ETA sees it: how long it has
+// run, and the share of its workload done.
+type simUnderWay struct {
+	elapsed time.Duration
+	share   float64
+}
+
+// estimateLeft estimates the wall time left for sims simulations on workers
+// workers, of which finished took spent in all and running are under way.
+// Each running simulation is projected from its own rate, and those not
+// started yet are taken to last the mean of the durations known and
+// projected: a large scenario's simulations differ tenfold (a fault-free
+// baseline and a message-logging run under failures), and one rate for all
+// made the ETA of the long ones far too short. It reports false while no
+// duration is known.
+func estimateLeft(sims, workers, finished int, spent time.Duration, running []simUnderWay) (time.Duration, bool) {
+	sum, n := float64(spent), finished
+	for _, r := range running {
+		if r.share > 0 {
+			sum += float64(r.elapsed) / r.share
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	mean := sum / float64(n)
+	var work, longest float64
+	for _, r := range running {
+		left := max(0, mean-float64(r.elapsed))
+		if r.share > 0 {
+			left = float64(r.elapsed) / r.share * (1 - min(1, r.share))
+		}
+		work += left
+		longest = max(longest, left)
+	}
+	work += float64(max(0, sims-finished-len(running))) * mean
+	return time.Duration(max(longest, work/float64(max(1, workers)))), true
+}
+
 // meter lets a progress display follow the simulations one worker runs: the
-// one under way, and how many are done.
+// one under way and when it started, how many are done and how long they
+// took.
 type meter struct {
-	rt   atomic.Pointer[sim.Runtime]
-	done atomic.Int64
+	rt      atomic.Pointer[sim.Runtime]
+	started atomic.Int64 // Unix nanoseconds
+	done    atomic.Int64
+	spent   atomic.Int64 // nanoseconds
 }
 
 // run runs rt to its end, visible to the progress display meanwhile (m may
@@ -165,9 +219,12 @@ func (m *meter) run(rt *sim.Runtime) sim.Result {
 	if m == nil {
 		return rt.Run()
 	}
+	start := time.Now()
+	m.started.Store(start.UnixNano())
 	m.rt.Store(rt)
 	res := rt.Run()
 	m.rt.Store(nil)
+	m.spent.Add(int64(time.Since(start)))
 	m.done.Add(1)
 	return res
 }

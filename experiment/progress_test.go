@@ -31,6 +31,8 @@ func TestProgressFollowsMeters(t *testing.T) {
 	}
 	busy, idle := &meter{}, &meter{}
 	busy.done.Store(2)
+	busy.spent.Store(int64(2 * time.Second))
+	busy.started.Store(time.Now().UnixNano())
 	busy.rt.Store(rt) // as if still running: its workload is done
 	var b bytes.Buffer
 	p := NewProgress(&b, 2)
@@ -53,5 +55,31 @@ func TestProgressFollowsMeters(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	if b.Len() != n {
 		t.Fatal("reports continued after Stop")
+	}
+}
+
+func TestEstimateLeft(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name              string
+		sims, workers, nf int
+		spent             time.Duration
+		running           []simUnderWay
+		want              time.Duration // -1: no estimate
+	}{
+		{"nothing known yet", 3, 2, 0, 0, []simUnderWay{{4 * s, 0}}, -1},
+		// the old estimate (4 simulations, 1.75 done in 40 s) said 51 s
+		{"the longest running one sets the pace", 4, 2, 1, 10 * s, []simUnderWay{{30 * s, 0.25}, {10 * s, 0.5}}, 90 * s},
+		{"those not started take the mean", 5, 2, 2, 20 * s, []simUnderWay{{5 * s, 0.5}}, 12500 * time.Millisecond},
+		{"a running one without progress takes the mean", 3, 2, 2, 20 * s, []simUnderWay{{4 * s, 0}}, 6 * s},
+		{"a finished workload leaves nothing", 2, 1, 1, 10 * s, []simUnderWay{{10 * s, 1}}, 0},
+	} {
+		got, ok := estimateLeft(tc.sims, tc.workers, tc.nf, tc.spent, tc.running)
+		if !ok {
+			got = -1
+		}
+		if got != tc.want {
+			t.Errorf("%s: %v (%v), want %v", tc.name, got, ok, tc.want)
+		}
 	}
 }

@@ -74,3 +74,63 @@ func rollbackRun(t *testing.T, handled bool) {
 		t.Fatalf("handled within Restore %v: finished %v at %v with progress %d of %d; want the end at %v, complete", handled, res.Finished, res.Makespan, done, total, p.restoredAt+Millisecond)
 	}
 }
+
+// answerWL is scriptWL whose answer lives in the objects of answer only.
+type answerWL struct {
+	scriptWL
+	answer []ObjID
+}
+
+func (w *answerWL) AnswerObjects() []ObjID { return w.answer }
+
+func (w *answerWL) Check(objs []Object) Outcome {
+	for _, id := range w.answer {
+		if objs[id].(*scriptObj).got != w.total {
+			return Outcome{Detail: "incomplete answer"}
+		}
+	}
+	return Outcome{OK: true}
+}
+
+// A run completes when object 0 handles its second message while node 1,
+// holding object 1 (which never makes progress), failed a millisecond before
+// and is not detected yet. The run is checked without object 1 when the
+// workload's answer does not live in it (a farm worker), and reports the
+// loss otherwise.
+func TestLostObjectAtCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer []ObjID // nil: the workload is no AnswerHolder
+		ok     bool
+		note   string
+	}{
+		{"every object holds the answer", nil, false, "object 1 lost at completion"},
+		{"object 0 holds the answer", []ObjID{0}, true, ""},
+		{"object 1 holds the answer too", []ObjID{0, 1}, false, "object 1 lost at completion"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := scriptWL{n: 2, total: 2, start: only0(func(c *Ctx) {
+				c.Spend(2 * Millisecond)
+				c.Send(0, 1, 0, nil)
+				c.Send(0, 2, 0, nil)
+			})}
+			var wl Workload = &script
+			if tc.answer != nil {
+				wl = &answerWL{script, tc.answer}
+			}
+			cfg := testConfig(2)
+			cfg.Failures = ScriptedFailures
+			cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}}
+			cfg.DetectDelay = Second
+			cfg.Limit = 10 * Second
+			rt, err := New(cfg, wl, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if !res.Finished || res.Makespan != 2*Millisecond || res.Outcome.OK != tc.ok || res.Outcome.Detail != tc.note {
+				t.Fatalf("finished %v at %v, ok %v (%q); want finished at 2ms, ok %v (%q)", res.Finished, res.Makespan, res.Outcome.OK, res.Outcome.Detail, tc.ok, tc.note)
+			}
+		})
+	}
+}

@@ -46,6 +46,18 @@ type Workload interface {
 	Check(objs []Object) Outcome
 }
 
+// AnswerHolder is implemented by a workload whose answer lives in some of its
+// objects only (the task farm's master). A run can complete while an object
+// whose progress counts for nothing (a farm worker) is lost: its node failed
+// after the object's last step and the failure is not yet recovered. Check
+// then gets nil in its place, when it is not one of AnswerObjects; for other
+// workloads, and for a lost answer object, the run's outcome is "object lost
+// at completion".
+type AnswerHolder interface {
+	// AnswerObjects returns the objects Check reads.
+	AnswerObjects() []ObjID
+}
+
 // Outcome is a workload's verdict on a finished run.
 type Outcome struct {
 	Digest string // digest of the final distributed state

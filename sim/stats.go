@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // Stats are the counters of a run. Protocols add to the ones that concern them
 // through Runtime.Stats.
 type Stats struct {
@@ -124,12 +126,32 @@ func (rt *Runtime) result() Result {
 	}
 	objs := make([]Object, len(rt.objs))
 	for i := range rt.objs {
-		if rt.objs[i].lost {
-			r.Outcome = Outcome{OK: false, Detail: "object lost at completion"}
-			return r
+		if !rt.objs[i].lost {
+			objs[i] = rt.objs[i].obj
 		}
-		objs[i] = rt.objs[i].obj
+	}
+	if id := rt.lostAnswer(objs); id != None {
+		r.Outcome = Outcome{OK: false, Detail: fmt.Sprintf("object %d lost at completion", id)}
+		return r
 	}
 	r.Outcome = rt.wl.Check(objs)
 	return r
+}
+
+// lostAnswer returns an object Check needs that is lost (nil in objs), or None.
+func (rt *Runtime) lostAnswer(objs []Object) ObjID {
+	if h, ok := rt.wl.(AnswerHolder); ok {
+		for _, id := range h.AnswerObjects() {
+			if objs[id] == nil {
+				return id
+			}
+		}
+		return None
+	}
+	for i, o := range objs {
+		if o == nil {
+			return ObjID(i)
+		}
+	}
+	return None
 }

@@ -137,8 +137,12 @@ func (w *Workload) NewObject(id sim.ObjID) sim.Object {
 	return &worker{w: w}
 }
 
+// AnswerObjects implements sim.AnswerHolder: the answer is the master's
+// image, whatever became of the workers once they had sent their tiles.
+func (w *Workload) AnswerObjects() []sim.ObjID { return []sim.ObjID{w.Master()} }
+
 // Check implements sim.Workload: the image the master assembled must equal
-// the sequential reference.
+// the sequential reference. The workers are not read (nil if lost).
 func (w *Workload) Check(objs []sim.Object) sim.Outcome {
 	m, ok := objs[w.Master()].(*master)
 	if !ok {
