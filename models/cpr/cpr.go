@@ -99,6 +99,7 @@ type Protocol struct {
 	interval  sim.Time // current interval (time policies)
 	boundary  int64    // Iterations: per-object progress at which the next checkpoint is taken
 	held      int      // Iterations: objects held at the boundary
+	rewatch   bool     // Iterations: watchStuck found a quiet moment that was not stuck; watch again after the next handler
 	passed    int64    // Iterations: the boundary of the checkpoint the application last resumed from
 	due       bool     // a checkpoint is due, waiting for little live state
 	dueSince  sim.Time
@@ -253,7 +254,7 @@ func (p *Protocol) arm() {
 		// still behind it (a checkpoint taken when the application got
 		// stuck, see watchStuck)
 		p.boundary = max((low/p.cfg.Every+1)*p.cfg.Every, p.passed+p.cfg.Every)
-		p.held = 0
+		p.held, p.rewatch = 0, false
 		return
 	}
 	gen := p.gen
@@ -286,14 +287,19 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 	if p.boundary*int64(rt.NumObjects()) >= total {
 		return // no checkpoint after the last iteration
 	}
+	watch := p.rewatch && p.held > 0
+	p.rewatch = false
 	if rt.ObjectProgress(id) >= p.boundary {
 		rt.PauseObject(id)
 		p.held++
 		if p.held == rt.NumObjects() {
 			p.request()
-		} else if p.held == 1 {
-			p.watchStuck()
+			return
 		}
+		watch = watch || p.held == 1
+	}
+	if watch {
+		p.watchStuck()
 	}
 }
 
@@ -303,7 +309,10 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 // only after the checkpoint. With nothing running, nothing to run and
 // nothing in flight the global state is a consistent cut (the held objects'
 // waiting requests are saved in their inboxes), so the checkpoint is taken
-// there, and the next boundary is the one after it.
+// there, and the next boundary is the one after it. A quiet moment that is
+// not stuck (a handler just ended and the next one on its core is about to
+// start) is watched again after the next handler: watching again at once
+// would find the same moment, without end.
 func (p *Protocol) watchStuck() {
 	gen, b := p.gen, p.boundary
 	p.RT.WhenQuiet(true, func() {
@@ -311,7 +320,7 @@ func (p *Protocol) watchStuck() {
 			return // a failure, or the round's checkpoint is under way or taken
 		}
 		if !p.RT.AppStuck() {
-			p.watchStuck() // quiet for a moment only: a handler is about to run
+			p.rewatch = true
 			return
 		}
 		p.request()

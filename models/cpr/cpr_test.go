@@ -125,6 +125,29 @@ func TestIterationPolicyCount(t *testing.T) {
 	}
 }
 
+// On one node of one core a handler's end leaves the application quiet but
+// not stuck (the next object waits for the core): watchStuck watched again
+// at once, found the same moment, and recursed until the stack overflowed.
+// The checkpoints are those of the same job on four nodes.
+func TestIterationPolicyOneNode(t *testing.T) {
+	cfg := cluster()
+	cfg.Nodes, cfg.Spares = 1, 0
+	res, _ := run(t, cfg, job(t, 64), Config{Policy: PolicyIterations, Every: 3})
+	if res.Stats.Checkpoints != 2 {
+		t.Fatalf("%d checkpoints, want 2", res.Stats.Checkpoints)
+	}
+	p := dp.DefaultParams()
+	p.Requests, p.CellOps, p.ModeledScale, p.RandomA, p.RandomB, p.BlockRows = true, 1e6, 64, 60, 40, 4
+	w, err := dp.New(p, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ = run(t, cfg, w, Config{Policy: PolicyIterations, Every: 1, Levels: []Level{{Disk, 1}}})
+	if want := w.(dp.StagedWorkload).Stages() - 1; res.Stats.Checkpoints != want {
+		t.Fatalf("lcs (request-reply): %d checkpoints, want %d", res.Stats.Checkpoints, want)
+	}
+}
+
 // In a request-reply program an object held at a boundary cannot answer the
 // objects behind it, so they never reach the boundary: the checkpoint is then
 // taken when the application is stuck, once per boundary, and the run ends
