@@ -2,6 +2,8 @@ package cpr
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"ftsim/models/none"
 	"ftsim/sim"
@@ -30,9 +32,10 @@ type Resubmitter interface {
 type ModelIa struct {
 	sim.BaseProtocol
 	farm    TaskFarm
-	booting map[sim.NodeID]sim.NodeID
-	next    int // round robin over survivors
+	booting map[sim.NodeID]sim.NodeID // spare being booted -> worker node it replaces
+	next    int                       // round robin over survivors
 	scratch *none.Restarter
+	life    int // restarts from scratch so far: a spare booted for an earlier life is not used
 
 	// Resubmitted counts the tasks handed out again.
 	Resubmitted int
@@ -64,7 +67,16 @@ func (p *ModelIa) OnFailure(f sim.Failure) {
 		st.UnrecoverableNote = "the master died: Model-Ia assumes it cannot; the application restarted from scratch"
 	}
 	if p.scratch.Active() || containsObj(f.Objects, p.farm.Master()) {
+		p.life++
 		p.scratch.OnFailure(f)
+		// the worker nodes whose spares still boot are the restart's to
+		// replace now: it re-creates every object, and must not place one
+		// on a dead node
+		for _, s := range slices.Sorted(maps.Keys(p.booting)) {
+			failed := p.booting[s]
+			delete(p.booting, s)
+			p.scratch.OnFailure(sim.Failure{Node: failed, At: f.At, DetectedAt: f.DetectedAt})
+		}
 		return
 	}
 	if f.WasSpare {
@@ -89,7 +101,11 @@ func containsObj(objs []sim.ObjID, o sim.ObjID) bool {
 // replace moves the workers of failed node n to a spare, or to survivors.
 func (p *ModelIa) replace(n sim.NodeID, workers []sim.ObjID) {
 	rt := p.RT
+	life := p.life
 	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
+		if life != p.life {
+			return // the restart from scratch replaced n meanwhile
+		}
 		delete(p.booting, s)
 		rt.ReplaceSlot(n, s)
 		for _, w := range workers {
@@ -114,10 +130,15 @@ func (p *ModelIa) replace(n sim.NodeID, workers []sim.ObjID) {
 }
 
 // restart re-creates stateless worker w on node n and resubmits its tasks.
+// With the master lost (its node failed, not detected yet) nothing is
+// resubmitted: the detection restarts everything from scratch.
 func (p *ModelIa) restart(w sim.ObjID, n sim.NodeID) {
 	rt := p.RT
 	rt.Recreate(w, n)
 	master := p.farm.Master()
+	if rt.Lost(master) {
+		return
+	}
 	rs, ok := rt.Object(master).(Resubmitter)
 	if !ok {
 		rt.Abort(fmt.Sprintf("the master (object %d) cannot resubmit tasks", master))

@@ -77,3 +77,33 @@ func TestModelIaNeedsAFarm(t *testing.T) {
 		t.Fatalf("finished %v, note %q", res.Finished, res.Stats.UnrecoverableNote)
 	}
 }
+
+// The master's node dies while the spare replacing a worker's node boots
+// (or, without spare, before the failure is detected): the restart from
+// scratch takes over the worker node's replacement, the spare booted for it
+// is not used, and the run ends with the right image. Before, the booted
+// spare re-created the worker and asked the lost master to resubmit, which
+// aborted the run.
+func TestModelIaMasterDiesDuringReplacement(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	rt, _ := sim.New(cfg, farmJob(t), none.New())
+	ff := rt.Run().Makespan
+	for _, c := range []struct {
+		name   string
+		spares int
+		detect sim.Time
+	}{
+		{"spare booting", 2, 0},
+		{"no spare, master's failure undetected", 0, ff / 10},
+	} {
+		cfg := sim.DefaultConfig()
+		cfg.Spares, cfg.SpareBoot, cfg.DetectDelay = c.spares, ff/4, c.detect
+		cfg.Failures = sim.ScriptedFailures
+		cfg.Planned = []sim.ScriptedFailure{{Node: 2, At: ff / 3}, {Node: 0, At: ff/3 + ff/20}}
+		rt, _ := sim.New(cfg, farmJob(t), NewModelIa())
+		res := rt.Run()
+		if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 1 {
+			t.Fatalf("%s: finished %v, outcome %+v, %d restarts, note %q", c.name, res.Finished, res.Outcome, res.Stats.Restarts, res.Stats.UnrecoverableNote)
+		}
+	}
+}
