@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,27 +25,37 @@ var searchWorkloads = []struct {
 	{"pida", "1ms", []string{"korf=94", "objects_per_node=2"}}, // korf_file added when the data is there
 }
 
+// searchProtocol is a protocol variant of the searches, on the workloads
+// named in only (all when empty). A key's value "PERIOD" stands for the
+// workload's checkpoint period.
+type searchProtocol struct {
+	kind string
+	keys []string
+	only []string
+}
+
 // searchProtocols are variants of every protocol: the tiers and a
 // multi-level schedule of cpr, one without draining; dps with one or two
 // backups and without checkpoints; mlog's two restarts; abft (pida and dp
 // only) on spares or on the survivors.
-var searchProtocols = []struct {
-	kind string
-	keys []string
-}{
-	{"none", nil},
-	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`}},
-	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="memory"`}},
-	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, "protocol.drain=false"}},
-	{"cpr", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`}},
-	{"dps", []string{"protocol.every=5"}},
-	{"dps", []string{"protocol.every=3", "protocol.backups=2"}},
-	{"dps", []string{"protocol.every=0"}},
-	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true"}},
-	{"mlog", []string{`protocol.restart="basic"`}},
-	{"abft", nil}, // pida and dp only
-	{"abft", []string{"protocol.use_spares=false"}},
+var searchProtocols = []searchProtocol{
+	{"none", nil, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, period}, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="memory"`, period}, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, "protocol.drain=false", period}, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, period}, nil},
+	{"dps", []string{"protocol.every=5"}, nil},
+	{"dps", []string{"protocol.every=3", "protocol.backups=2"}, nil},
+	{"dps", []string{"protocol.every=0"}, nil},
+	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", period}, nil},
+	{"mlog", []string{`protocol.restart="basic"`, period}, nil},
+	{"abft", nil, []string{"pida", "dp"}},
+	{"abft", []string{"protocol.use_spares=false"}, []string{"pida", "dp"}},
 }
+
+// period is the key that sets a protocol's period to the workload's
+// checkpoint period.
+const period = "protocol.period=PERIOD"
 
 // searchClusters are the machines of the search.
 var searchClusters = [][]string{
@@ -57,17 +68,23 @@ var searchClusters = [][]string{
 // Every workload under every protocol variant, with exponential
 // failures of a node MTBF of 4 and 12 fault-free runs (about 1.3 and 0.4
 // failures per run), ends with its reference answer unless every node
-// failed, on four
-// clusters: 4 nodes of one core with 3 spares or none and immediate
-// detection; 6 nodes of two cores without spare and 5 of three cores with a
-// spare and a downtime, with heartbeats (a period of a 50th of the
-// fault-free run, a timeout of a 15th). By default 2 seeds per case;
+// failed, on four clusters: 4 nodes of one core with 3 spares or none and
+// immediate detection; 6 nodes of two cores without spare and 5 of three
+// cores with a spare and a downtime, with heartbeats (a period of a 50th of
+// the fault-free run, a timeout of a 15th). By default 2 seeds per case;
 // FTSIM_SEARCH=1 runs 40.
 func TestRandomFailuresEveryProtocol(t *testing.T) {
 	seeds := 2
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		seeds = 40
 	}
+	searchRandomFailures(t, searchProtocols, seeds)
+}
+
+// searchRandomFailures runs every workload under protocols on every search
+// cluster, at both failure rates, with seeds seeds each.
+func searchRandomFailures(t *testing.T, protocols []searchProtocol, seeds int) {
+	t.Helper()
 	runs, failures := 0, 0
 	for _, wl := range searchWorkloads {
 		keys := wl.keys
@@ -77,8 +94,8 @@ func TestRandomFailuresEveryProtocol(t *testing.T) {
 			}
 			keys = append(keys[:len(keys):len(keys)], `korf_file="`+korfFile+`"`)
 		}
-		for _, pr := range searchProtocols {
-			if pr.kind == "abft" && wl.kind != "pida" && wl.kind != "dp" {
+		for _, pr := range protocols {
+			if len(pr.only) > 0 && !slices.Contains(pr.only, wl.kind) {
 				continue
 			}
 			for _, cluster := range searchClusters {
@@ -90,10 +107,10 @@ func TestRandomFailuresEveryProtocol(t *testing.T) {
 						for _, k := range keys {
 							over = append(over, "workload."+k)
 						}
-						if pr.kind == "cpr" || pr.kind == "mlog" {
-							over = append(over, "protocol.period="+wl.period)
+						for _, k := range pr.keys {
+							over = append(over, strings.Replace(k, "PERIOD", wl.period, 1))
 						}
-						s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), append(over, pr.keys...))
+						s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), over)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -64,7 +64,16 @@ type Config struct {
 
 	Limit Time   // stop the simulation at this time if the workload has not finished; 0 = never
 	Seed  uint64 // the run seed all random streams derive from
+	// StallEvents ends the run, reported unfinished, when this many events
+	// run at one simulated instant: handlers that answer each other at no
+	// cost in time would otherwise loop without end, and Limit never comes.
+	// 0 = DefaultStallEvents.
+	StallEvents uint64
 }
+
+// DefaultStallEvents is the default Config.StallEvents: a hundred times the
+// events a 100,000-node run has at its busiest instant.
+const DefaultStallEvents = 100_000_000
 
 // DefaultConfig is a small, fast cluster: 4 single-core nodes at 1 Gop/s on a
 // 10 GB/s, 1 µs network, no failures, oracle detection.

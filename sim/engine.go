@@ -2,6 +2,7 @@ package sim
 
 import (
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 )
 
@@ -21,6 +22,11 @@ type Engine struct {
 	handlers []Handler
 	q        queue
 
+	// events run at the current instant, and the count that stops Run
+	// (SetStallLimit)
+	atInstant, stallAt uint64
+	stalled            bool
+
 	names []string
 	seed  uint64
 	big   slab[bigArgs] // events whose kind or J do not fit an entry
@@ -28,8 +34,20 @@ type Engine struct {
 
 // NewEngine returns an engine whose random streams derive from seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed}
+	return &Engine{seed: seed, stallAt: math.MaxUint64}
 }
+
+// SetStallLimit makes Run stop once n events have run at one simulated
+// instant (n = 0: never); Stalled then reports true.
+func (e *Engine) SetStallLimit(n uint64) {
+	e.stallAt = n
+	if n == 0 {
+		e.stallAt = math.MaxUint64
+	}
+}
+
+// Stalled reports whether Run stopped on the stall limit: time stood still.
+func (e *Engine) Stalled() bool { return e.stalled }
 
 // NewKind registers a handler and returns the Kind that selects it.
 func (e *Engine) NewKind(name string, h Handler) Kind {
@@ -95,6 +113,13 @@ func (e *Engine) step() {
 	if ev.Kind == bigKind {
 		b := e.big.take(int32(ev.J))
 		ev.Kind, ev.J = b.k, b.j
+	}
+	if ev.At != e.now {
+		e.atInstant = 0
+	}
+	e.atInstant++
+	if e.atInstant >= e.stallAt {
+		e.stalled, e.stopped = true, true
 	}
 	e.now = ev.At
 	e.executed++

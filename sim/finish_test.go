@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,23 @@ func TestLostObjectAtCompletion(t *testing.T) {
 				t.Fatalf("finished %v at %v, ok %v (%q); want finished at 2ms, ok %v (%q)", res.Finished, res.Makespan, res.Outcome.OK, res.Outcome.Detail, tc.ok, tc.note)
 			}
 		})
+	}
+}
+
+// Two objects answering each other on one node at no cost in time never
+// let the clock move: the run ends on the stall limit, unfinished, with a
+// note saying so, instead of looping without end.
+func TestStalledRunEnds(t *testing.T) {
+	wl := &scriptWL{n: 2, total: 1 << 40, start: only0(func(c *Ctx) { c.Send(1, 1, 0, nil) })}
+	wl.on = func(c *Ctx, o *scriptObj, m *Message) { c.Send(1-c.Self(), 1, 0, nil) }
+	cfg := testConfig(1)
+	cfg.StallEvents = 10_000
+	rt, err := New(cfg, wl, &recordProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if res.Finished || !strings.HasPrefix(res.Outcome.Detail, "the workload did not finish: aborted: time stood still: 10000 events at 0s") {
+		t.Fatalf("finished %v: %q", res.Finished, res.Outcome.Detail)
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -84,6 +85,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 		return nil, err
 	}
 	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p}
+	rt.eng.SetStallLimit(cmp.Or(cfg.StallEvents, DefaultStallEvents))
 	rt.ctx.rt = rt
 	e := rt.eng
 	rt.kArrive = e.NewKind("arrive", rt.onArrive)
@@ -181,6 +183,9 @@ func (rt *Runtime) Run() Result {
 		limit = rt.cfg.Limit
 	}
 	rt.eng.Run(limit)
+	if rt.eng.Stalled() && !rt.finished {
+		rt.Abort(fmt.Sprintf("time stood still: %d events at %v without the clock moving (handlers answering each other at no cost, without end)", rt.eng.atInstant, rt.eng.now))
+	}
 	return rt.result()
 }
 

@@ -54,8 +54,10 @@ func TestDPSRegressions(t *testing.T) {
 	}{
 		{"stale checkpoint", sim.Microsecond, []fail{at(0, 0.65), at(1, 0.7)}, 2, 2, 3, 0, false, false},
 		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, false, false},
-		{"stale determinant", sim.Microsecond, []fail{at(3, 0.55), at(0, 0.6)}, 8, 2, 2, 2048, false, false},
-		{"overtaken original", sim.Microsecond, []fail{at(0, 0.5), at(3, 0.65)}, 2, 2, 2, 2048, true, false},
+		{"stale determinant", sim.Microsecond, []fail{at(1, 0.5), at(2, 0.7)}, 0, 2, 1, 32, false, false},
+		// with 16 KB frames (a fault-free run of 373 ms; the case of 2 KB
+		// frames no longer occurs since pida's donors keep their last move)
+		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, true, false},
 		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,6 +66,9 @@ func TestDPSRegressions(t *testing.T) {
 			cfg.Failures = sim.ScriptedFailures
 			cfg.Planned = c.plan
 			cfg.Limit = 200 * sim.Millisecond // fault-free 8 ms: a hang fails fast
+			if c.bytesPerFrame > 2048 {
+				cfg.Limit = 4 * sim.Second
+			}
 			pc := DefaultConfig()
 			pc.Every, pc.Backups, pc.LogOrder = c.every, c.backups, true
 			pp := pida.DefaultParams()

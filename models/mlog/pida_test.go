@@ -32,7 +32,7 @@ func TestPidaSurvivesFailures(t *testing.T) {
 		{"default/1 per node/basic", 0, 1, "random", RestartBasic, false, []sim.ScriptedFailure{byProgress(1, 0.3), byProgress(2, 0.65)}},
 		{"korf 12/2 per node/fast", 12, 2, "random", RestartFast, false, []sim.ScriptedFailure{byProgress(1, 0.1), byProgress(2, 0.5)}},
 		{"korf 55/3 per node/round robin/fast", 55, 3, "round_robin", RestartFast, false, []sim.ScriptedFailure{byProgress(3, 0.2), byProgress(0, 0.4)}},
-		{"korf 79/2 per node/heartbeats/basic", 79, 2, "round_robin", RestartBasic, true, []sim.ScriptedFailure{byProgress(2, 0.5), byProgress(1, 0.9)}},
+		{"korf 79/2 per node/heartbeats/basic", 79, 2, "round_robin", RestartBasic, true, []sim.ScriptedFailure{byProgress(2, 0.5), byProgress(1, 0.85)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -41,6 +41,26 @@ func parRun(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protoco
 	return w, res, objs
 }
 
+// Several workers on one core of one node find the optimum. Before, two
+// idle workers there handed a last untried move back and forth without end
+// (each got the other's request before its own slice, at no cost in time):
+// the run stalls, which the stall limit reports at once.
+func TestParallelOneNode(t *testing.T) {
+	loadKorf(t)
+	for _, id := range []int{12, 94} {
+		for _, workers := range []int{2, 3, 4} {
+			for _, victim := range []string{"random", "round_robin"} {
+				cfg := sim.DefaultConfig()
+				cfg.StallEvents = 1_000_000
+				_, res, _ := parRun(t, korfParams(id, workers, victim), 1, cfg, &sim.BaseProtocol{})
+				if want := strconv.Itoa(korfByID(t, id).Optimal); !res.Outcome.OK || res.Outcome.Answer != want {
+					t.Fatalf("korf %d, %d workers, %s: outcome %+v, want optimal length %s", id, workers, victim, res.Outcome, want)
+				}
+			}
+		}
+	}
+}
+
 func korfParams(id int, workers int, victim string) Params {
 	p := DefaultParams()
 	p.Korf, p.KorfFile = int64(id), korfPath

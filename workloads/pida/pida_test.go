@@ -261,6 +261,10 @@ func TestSplitScheme(t *testing.T) {
 	if _, ok := empty.Split(); ok {
 		t.Error("split of an empty stack succeeded")
 	}
+	last := Stack{Frames: []Frame{{Todo: 1 << Left}, {}}}
+	if _, ok := last.Split(); ok || last.Frames[0].Todo != 1<<Left {
+		t.Errorf("the donor's last move was given away (root keeps %04b)", last.Frames[0].Todo)
+	}
 }
 
 // midSearchStack returns a stack part-way through the iteration at bound h+6 of

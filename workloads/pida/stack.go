@@ -200,13 +200,20 @@ func (s *Stack) Run(bound int, budget int) StepResult {
 // stack is a single frame, a copy of the donor frame carrying only the
 // donated moves; its node is already counted as expanded by the donor. Both
 // stacks together cover exactly the work the donor had, so the union of
-// their searches is the donor's search. ok is false when there is nothing
-// to give.
+// their searches is the donor's search. The donor keeps its very last
+// untried move: giving it only made the donor idle in turn, and two idle
+// workers on one core handed a single move back and forth forever (each got
+// the other's request before its own next slice, and on one node that
+// exchange costs no simulated time). ok is false when there is nothing to
+// give.
 func (s *Stack) Split() (given Stack, ok bool) {
 	for i := range s.Frames {
 		todo := s.Frames[i].Todo
 		if todo == 0 {
 			continue
+		}
+		if todo&(todo-1) == 0 && !s.todoAbove(i) {
+			return Stack{}, false // the donor's last move
 		}
 		var give MoveSet
 		for k := (bits.OnesCount8(uint8(todo)) + 1) / 2; k > 0; k-- {
@@ -222,6 +229,16 @@ func (s *Stack) Split() (given Stack, ok bool) {
 		return Stack{Frames: []Frame{f}}, true
 	}
 	return Stack{}, false
+}
+
+// todoAbove reports whether a frame above frame i has untried moves.
+func (s *Stack) todoAbove(i int) bool {
+	for _, f := range s.Frames[i+1:] {
+		if f.Todo != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Clone returns an independent copy (its own frame slice), for keeping a

@@ -1,0 +1,38 @@
+package experiment
+
+import (
+	"os"
+	"testing"
+)
+
+// optionProtocols are the protocol options searchProtocols leaves at their
+// defaults: cpr's other intervals and tiers, deferred checkpoints and
+// process images, MPI/FT Model-Ia; dps checkpoints by progress and by time,
+// spread backups, re-created farm workers, a logged handling order; mlog's
+// fast restart without the multiple-failure extension, basic restart with
+// it, a log cap, no priority for re-execution, full logs.
+var optionProtocols = []searchProtocol{
+	{"cpr", []string{`protocol.interval="iterations"`, "protocol.every=3", `protocol.tier="disk"`}, []string{"life", "stencil", "synthetic"}},
+	{"cpr", []string{`protocol.interval="auto"`, `protocol.tier="memory"`, period}, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, `protocol.image="1MB"`, `protocol.max_live="1B"`, `protocol.max_wait="5us"`, period}, nil},
+	{"mpift-ia", nil, []string{"farm"}},
+	{"dps", []string{"protocol.every_progress=2"}, nil},
+	{"dps", []string{"protocol.every=0", period}, nil},
+	{"dps", []string{"protocol.every=4", "protocol.spread=true"}, nil},
+	{"dps", []string{"protocol.every=4", "protocol.shrink=false"}, []string{"farm"}},
+	{"dps", []string{"protocol.every=4", "protocol.log_order=true"}, nil},
+	{"mlog", []string{`protocol.restart="fast"`, period}, nil},
+	{"mlog", []string{`protocol.restart="basic"`, "protocol.multi_failure=true", period}, nil},
+	{"mlog", []string{`protocol.restart="fast"`, `protocol.max_log="2KB"`, period}, nil},
+	{"mlog", []string{`protocol.restart="basic"`, "protocol.priority=false", "protocol.full_log=true", period}, nil},
+}
+
+// TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over
+// optionProtocols: 1 seed per case by default, 40 with FTSIM_SEARCH=1.
+func TestRandomFailuresProtocolOptions(t *testing.T) {
+	seeds := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	searchRandomFailures(t, optionProtocols, seeds)
+}
