@@ -237,16 +237,18 @@ type backup struct {
 	queue peermap.Map[msgKey, *sim.Message] // stored duplicates
 	bytes int64                             // queue and log bytes accounted
 	log   map[uint64]msgKey                 // LogOrder: handling rank -> data object, after ck.count
-	// fwd counts the gap forwards on their way to this backup, by the
-	// node (incarnation) they left: a backup whose forwards from a node
-	// that failed have not arrived lacks objects only they carried (source).
-	fwd map[nodeInc]int
+	// sentBefore is, for a backup registered after the start, how many
+	// data objects each sender had sent the thread by then: their
+	// duplicates went to the backups before this one, so each reaches it
+	// only in its first state or by a gap forward (complete).
+	sentBefore []sentCount
 }
 
-// nodeInc is an incarnation of a node.
-type nodeInc struct {
-	node sim.NodeID
-	inc  uint32
+// sentCount is how many data objects src had sent in its life.
+type sentCount struct {
+	src  sim.ObjID
+	life uint32
+	n    uint64
 }
 
 // thread is the protocol's record of one object.
@@ -693,13 +695,6 @@ func (p *Protocol) forwardGap(t *thread, m *sim.Message, at sim.NodeID) {
 			c.SentAt = p.RT.Now()
 			p.sendCopy(c, bk.node, tagFwd)
 			p.C.GapForwards++
-			if !p.duplicated(m) {
-				continue
-			}
-			if bk.fwd == nil {
-				bk.fwd = map[nodeInc]int{}
-			}
-			bk.fwd[nodeInc{at, p.RT.Incarnation(at)}]++
 		}
 	}
 }
@@ -936,10 +931,6 @@ func (p *Protocol) OnControl(m *sim.Message) {
 	}
 	for _, bk := range t.backups {
 		if bk.node == n && p.valid(bk) {
-			if m.Tag == tagFwd && p.duplicated(m) {
-				// a sender failed since would not match: counted missing
-				bk.fwd[nodeInc{m.From, rt.Incarnation(m.From)}]--
-			}
 			p.charge(n, m.Size)
 			p.store(bk, m)
 			return
@@ -1035,32 +1026,35 @@ func (p *Protocol) recover(f sim.Failure) {
 }
 
 // source is the backup object id is re-activated from: the first live,
-// ready and complete one. A regenerated backup is incomplete while a gap
-// forward from a node that has failed since is missing: the forward
-// carried an object the thread accepted after the backup was registered,
-// whose duplicate went only to the backups before it, and the failure may
-// have taken the thread with the last of those (the thread and all its
-// complete backups lost: the paper's unrecoverable pattern). A forward
-// whose last byte had left the node would still arrive; counting it as
-// missing errs on the side of restarting from scratch.
+// ready and complete one.
 func (p *Protocol) source(id sim.ObjID) *backup {
 	for _, bk := range p.th[id].backups {
-		if bk.ready && p.valid(bk) && !p.missesForwards(bk) {
+		if bk.ready && p.valid(bk) && p.complete(bk) {
 			return bk
 		}
 	}
 	return nil
 }
 
-// missesForwards reports whether a gap forward to bk from a failed node is
-// still on its way.
-func (p *Protocol) missesForwards(bk *backup) bool {
-	for from, n := range bk.fwd {
-		if n > 0 && (!p.RT.Alive(from.node) || p.RT.Incarnation(from.node) != from.inc) {
-			return true
+// complete reports whether backup bk holds every data object sent to its
+// thread before it was registered that its state has not handled. The
+// duplicates of those went only to the backups before it; bk gets them in
+// its first state or by a gap forward once the thread accepts them. One
+// still on its way to the thread's node, or a forward still on its way from
+// there, when that node failed may have been lost with the thread and its
+// last complete backup (the paper's unrecoverable pattern): bk is then
+// incomplete. A forward whose last byte had left would still arrive;
+// counting it missing errs on the side of restarting from scratch.
+func (p *Protocol) complete(bk *backup) bool {
+	for _, c := range bk.sentBefore {
+		for r := range c.n {
+			k := msgKey{c.src, opID(c.life, r)}
+			if !bk.ck.processed.has(k.src, k.op) && bk.queue.Find(k) < 0 {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
 // giveUp reports an unrecoverable pattern and falls back to restarting from
@@ -1348,6 +1342,12 @@ func (p *Protocol) register(id sim.ObjID, node sim.NodeID) *backup {
 	t := &p.th[id]
 	t.bkGen++
 	bk := &backup{node: node, inc: p.RT.Incarnation(node), gen: t.bkGen}
+	for s := range p.th {
+		src := &p.th[s]
+		if n := src.pst.sent.Get(id); n > 0 && !src.stateless {
+			bk.sentBefore = append(bk.sentBefore, sentCount{sim.ObjID(s), src.pst.life, n})
+		}
+	}
 	t.backups = append(t.backups, bk)
 	p.C.Regenerated++
 	return bk

@@ -9,7 +9,12 @@ import (
 
 // Interleavings of checkpoints and failures that a search over failure plans
 // found (models/dps had no test reaching any); each run must end with the
-// reference answer and no protocol anomaly.
+// reference answer and no protocol anomaly. Since pida's donors keep their
+// last move the plans of the stale checkpoint and the lost forward no longer
+// reach those interleavings (a partial search with each fix removed found
+// none); they stay as plain failure cases. The others were found again and
+// each fails without its fix. The lost forward and the lost object in
+// flight are one check now (complete).
 //
 //   - stale checkpoint: node 0 fails, its thread is re-activated from one
 //     backup while a checkpoint its dead incarnation sent is still on the way
@@ -34,6 +39,15 @@ import (
 //     learnt the search was over and searched alone until the limit. The
 //     thread and every complete copy of it were lost: DPS must report the
 //     pattern and restart from scratch.
+//   - lost in flight: node 1 fails; a work message (a quarter of the
+//     termination credit) is sent to its thread 2, the original to the dead
+//     node and the duplicate to the backup on node 2, where it waits behind
+//     other transfers. Thread 2 is re-activated on node 2 and its new backup
+//     on node 3 gets a copy of the consumed one, without the object still
+//     on its way; node 2 fails before it arrives. Re-activated from node 3,
+//     the thread never got the work and the credit never came back: the
+//     thread and every complete copy were lost, and DPS must restart from
+//     scratch.
 //   - overtaken original: a data object was still on the wire when its
 //     sender's node failed; the sender, re-activated on the receiver's node,
 //     re-posted it at once, and the original arrived second. Dropping it is
@@ -59,6 +73,7 @@ func TestDPSRegressions(t *testing.T) {
 		// frames no longer occurs since pida's donors keep their last move)
 		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, true, false},
 		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, false, true},
+		{"lost in flight", sim.Millisecond, []fail{at(1, 0.05), at(2, 0.1)}, 2, 1, 2, 2048, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
