@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -34,5 +35,32 @@ func TestRandomFailuresProtocolOptions(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		seeds = 40
 	}
-	searchRandomFailures(t, optionProtocols, seeds)
+	searchRandomFailures(t, optionProtocols, searchClusters, seeds)
+}
+
+// smallClusters are machines of one and two nodes, with one core or two.
+var smallClusters = [][]string{
+	{"cluster.nodes=1", "cluster.spares=2", "detection.mode=oracle"},
+	{"cluster.nodes=1", "cluster.spares=1", "cluster.cores=2", `detection.mode="heartbeat"`},
+	{"cluster.nodes=2", "cluster.spares=0", "cluster.cores=2", `detection.mode="heartbeat"`},
+	{"cluster.nodes=2", "cluster.spares=1", "detection.mode=oracle"},
+}
+
+// TestRandomFailuresSmallClusters runs the variants of both searches (but
+// two dps backups, which need three nodes) on smallClusters, where every
+// object shares a node, and on one core a core, with the others: 1 seed per
+// case by default, 40 with FTSIM_SEARCH=1. On one node dps has no backup
+// and abft no surviving neighbour: a failure restarts them from scratch.
+func TestRandomFailuresSmallClusters(t *testing.T) {
+	seeds := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	var ps []searchProtocol
+	for _, p := range append(slices.Clone(searchProtocols), optionProtocols...) {
+		if !slices.Contains(p.keys, "protocol.backups=2") {
+			ps = append(ps, p)
+		}
+	}
+	searchRandomFailures(t, ps, smallClusters, seeds)
 }

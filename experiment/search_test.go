@@ -78,12 +78,12 @@ func TestRandomFailuresEveryProtocol(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		seeds = 40
 	}
-	searchRandomFailures(t, searchProtocols, seeds)
+	searchRandomFailures(t, searchProtocols, searchClusters, seeds)
 }
 
-// searchRandomFailures runs every workload under protocols on every search
+// searchRandomFailures runs every workload under protocols on every
 // cluster, at both failure rates, with seeds seeds each.
-func searchRandomFailures(t *testing.T, protocols []searchProtocol, seeds int) {
+func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][]string, seeds int) {
 	t.Helper()
 	runs, failures := 0, 0
 	for _, wl := range searchWorkloads {
@@ -98,7 +98,7 @@ func searchRandomFailures(t *testing.T, protocols []searchProtocol, seeds int) {
 			if len(pr.only) > 0 && !slices.Contains(pr.only, wl.kind) {
 				continue
 			}
-			for _, cluster := range searchClusters {
+			for _, cluster := range clusters {
 				for _, factor := range []sim.Time{4, 12} {
 					for seed := 1; seed <= seeds; seed++ {
 						name := fmt.Sprintf("%s/%s %v, %v, node MTBF %d fault-free runs, seed %d", wl.kind, pr.kind, pr.keys, cluster, factor, seed)

@@ -71,8 +71,9 @@ type Config struct {
 	StallEvents uint64
 }
 
-// DefaultStallEvents is the default Config.StallEvents: a hundred times the
-// events a 100,000-node run has at its busiest instant.
+// DefaultStallEvents is the default Config.StallEvents, far above what a
+// legitimate instant holds: every object of a 100,000-node run acting at
+// once makes a few hundred thousand events.
 const DefaultStallEvents = 100_000_000
 
 // DefaultConfig is a small, fast cluster: 4 single-core nodes at 1 Gop/s on a

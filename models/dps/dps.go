@@ -1029,32 +1029,39 @@ func (p *Protocol) recover(f sim.Failure) {
 // ready and complete one.
 func (p *Protocol) source(id sim.ObjID) *backup {
 	for _, bk := range p.th[id].backups {
-		if bk.ready && p.valid(bk) && p.complete(bk) {
+		if bk.ready && p.valid(bk) && p.complete(id, bk) {
 			return bk
 		}
 	}
 	return nil
 }
 
-// complete reports whether backup bk holds every data object sent to its
-// thread before it was registered that its state has not handled. The
-// duplicates of those went only to the backups before it; bk gets them in
-// its first state or by a gap forward once the thread accepts them. One
-// still on its way to the thread's node, or a forward still on its way from
-// there, when that node failed may have been lost with the thread and its
-// last complete backup (the paper's unrecoverable pattern): bk is then
-// incomplete. A forward whose last byte had left would still arrive;
-// counting it missing errs on the side of restarting from scratch.
-func (p *Protocol) complete(bk *backup) bool {
+// complete reports whether backup bk of thread id holds every data object
+// sent to the thread before bk was registered that its state has not
+// handled. The duplicates of those went only to the backups before it; bk
+// gets them in its first state or by a gap forward once the thread accepts
+// them. One still on its way to the thread's node, or a forward still on its
+// way from there, when that node failed may have been lost with the thread
+// and its last complete backup (the paper's unrecoverable pattern): bk is
+// then incomplete. A forward whose last byte had left would still arrive;
+// counting it missing errs on the side of restarting from scratch. An
+// object its sender still holds (LogOrder) has not left: its duplicates
+// will reach bk.
+func (p *Protocol) complete(id sim.ObjID, bk *backup) bool {
 	for _, c := range bk.sentBefore {
 		for r := range c.n {
 			k := msgKey{c.src, opID(c.life, r)}
-			if !bk.ck.processed.has(k.src, k.op) && bk.queue.Find(k) < 0 {
+			if !bk.ck.processed.has(k.src, k.op) && bk.queue.Find(k) < 0 && !p.holds(c.src, id, k.op) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// holds reports whether thread src still holds back its data object op to dst.
+func (p *Protocol) holds(src, dst sim.ObjID, op uint64) bool {
+	return slices.ContainsFunc(p.th[src].ord.held, func(m *sim.Message) bool { return m.Dst == dst && m.Hdr.Op == op })
 }
 
 // giveUp reports an unrecoverable pattern and falls back to restarting from
