@@ -102,35 +102,38 @@ func (p *Progress) report(now time.Time) {
 	p.printed = true
 	el := now.Sub(p.start)
 	done, of := float64(p.done), float64(p.total)
-	eta := "?"
-	if done > 0 {
-		eta = time.Duration(float64(el) / done * max(0, of-done)).Round(time.Second).String()
-	}
+	var left time.Duration
+	known := done > 0
 	var running []string
-	if p.sims > 0 {
-		done, of = 0, float64(p.sims)
+	if p.sims == 0 {
+		if known {
+			left = time.Duration(float64(el) / done * max(0, of-done))
+		}
+	} else {
 		var finished int
 		var spent time.Duration
 		var underWay []simUnderWay
 		for _, m := range p.meters {
-			n := m.done.Load()
-			finished += int(n)
-			done += float64(n)
+			finished += int(m.done.Load())
 			spent += time.Duration(m.spent.Load())
 			if rt := m.rt.Load(); rt != nil {
 				f := rt.Fraction()
-				done += f
 				running = append(running, fmt.Sprintf("%.0f%%", 100*f))
 				underWay = append(underWay, simUnderWay{now.Sub(time.Unix(0, m.started.Load())), f})
 			}
 		}
-		eta = "?"
-		if left, ok := estimateLeft(p.sims, len(p.meters), finished, spent, underWay); ok {
-			eta = left.Round(time.Second).String()
+		done, of = float64(finished), float64(p.sims)
+		for _, u := range underWay {
+			done += u.share
 		}
+		left, known = estimateLeft(p.sims, len(p.meters), finished, spent, underWay)
 		if p.done == p.total {
-			done, eta = of, "0s"
+			done, left, known = of, 0, true
 		}
+	}
+	eta := "?"
+	if known {
+		eta = left.Round(time.Second).String()
 	}
 	under := ""
 	if len(running) > 0 {

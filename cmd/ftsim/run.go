@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -117,26 +116,12 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 	}
 	// One point, run as a sweep so that its fault-free run with the protocol
 	// runs beside its replications instead of before them.
-	reps := s.Reps
-	if o.reps > 0 {
-		reps = o.reps
-	}
-	sw, err := experiment.NewSweep(s, nil, reps)
-	if err != nil {
-		return err
-	}
-	if err := sw.CheckPublished(s); err != nil {
-		return err
-	}
-	meta, err := sweepMeta(file, overrides, sw.Varies, reps, experiment.Shard{})
-	if err != nil {
-		return err
-	}
-	ex, err := newExecution(cmd, sw, meta, o.out, o.resume, o.workers)
+	ex, err := openSweep(cmd, sweepSpec{file: file, base: s, sets: overrides, reps: o.reps, out: o.out, resume: o.resume, workers: o.workers})
 	if err != nil {
 		return err
 	}
 	defer ex.close()
+	sw := ex.sw
 	var point *experiment.Point
 	if o.trace != "" {
 		ex.onPrepared = func(p *experiment.Point) { point = p }
@@ -216,17 +201,8 @@ func jsonSink(w *bufio.Writer) func(experiment.Record) error {
 }
 
 func csvSink(w io.Writer) func(experiment.Record) error {
-	cw := csv.NewWriter(w)
-	header := false
-	return func(r experiment.Record) error {
-		if !header {
-			cw.Write(experiment.Columns())
-			header = true
-		}
-		cw.Write(r.Row())
-		cw.Flush()
-		return cw.Error()
-	}
+	row := csvRows(w, experiment.Columns())
+	return func(r experiment.Record) error { return row(r.Row()) }
 }
 
 // printTable prints the runs of one point of scenario s, described by p,

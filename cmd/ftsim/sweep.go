@@ -117,26 +117,13 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	if err != nil {
 		return err
 	}
-	reps := base.Reps
-	if o.reps > 0 {
-		reps = o.reps
-	}
-	sw, err := experiment.NewSweep(base, varies, reps)
-	if err != nil {
-		return err
-	}
-	if err := sw.CheckPublished(base); err != nil {
-		return err
-	}
-	meta, err := sweepMeta(file, o.sets, sw.Varies, reps, shard)
-	if err != nil {
-		return err
-	}
-	ex, err := newExecution(cmd, sw, meta, o.out, o.resume, o.workers)
+	ex, err := openSweep(cmd, sweepSpec{file: file, base: base, sets: o.sets, varies: varies, reps: o.reps,
+		shard: shard, out: o.out, resume: o.resume, workers: o.workers})
 	if err != nil {
 		return err
 	}
 	defer ex.close()
+	sw, meta := ex.sw, ex.meta
 
 	w := cmd.OutOrStdout()
 	var emit func(experiment.SweepRecord) error
@@ -146,7 +133,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, file string) error {
 	}
 	total, mine := sw.Runs(), len(sw.Pending(shard, nil))
 	todo := len(sw.Pending(shard, ex.opts.Skip))
-	fmt.Fprintf(w, "sweep of %s: %d points × %d replications = %d runs", meta.Base, len(sw.Points), reps, total)
+	fmt.Fprintf(w, "sweep of %s: %d points × %d replications = %d runs", meta.Base, len(sw.Points), meta.Reps, total)
 	if mine != total {
 		fmt.Fprintf(w, "; shard %s: %d runs", shard, mine)
 	}
@@ -192,6 +179,7 @@ func checkCounts(reps int, repsGiven bool, workers int) error {
 // resume it the same way, else collecting the results in memory.
 type execution struct {
 	sw   *experiment.Sweep
+	meta experiment.Meta
 	st   *experiment.Store // nil without --out
 	out  string
 	opts experiment.RunOptions
@@ -204,11 +192,45 @@ type execution struct {
 	infos []experiment.PointInfo   // the points' descriptions
 }
 
+// sweepSpec is what 'ftsim run' and 'ftsim sweep' make a sweep of.
+type sweepSpec struct {
+	file    string // as given on the command line ("" = the default scenario)
+	base    *scenarios.Scenario
+	sets    []string // the --set overrides
+	varies  []experiment.Vary
+	reps    int // 0: the scenario's
+	shard   experiment.Shard
+	out     string
+	resume  bool
+	workers int
+}
+
+// openSweep builds the sweep sp describes, checks the figures its scenario
+// publishes, and opens its execution (newExecution).
+func openSweep(cmd *cobra.Command, sp sweepSpec) (*execution, error) {
+	reps := sp.base.Reps
+	if sp.reps > 0 {
+		reps = sp.reps
+	}
+	sw, err := experiment.NewSweep(sp.base, sp.varies, reps)
+	if err != nil {
+		return nil, err
+	}
+	if err := sw.CheckPublished(sp.base); err != nil {
+		return nil, err
+	}
+	meta, err := sweepMeta(sp.file, sp.sets, sw.Varies, reps, sp.shard)
+	if err != nil {
+		return nil, err
+	}
+	return newExecution(cmd, sw, meta, sp.out, sp.resume, sp.workers)
+}
+
 // newExecution opens the store out (unless out is empty) for the sweep
 // meta describes: a store holding runs is refused unless resume is set,
 // and then its runs are skipped.
 func newExecution(cmd *cobra.Command, sw *experiment.Sweep, meta experiment.Meta, out string, resume bool, workers int) (*execution, error) {
-	ex := &execution{sw: sw, out: out}
+	ex := &execution{sw: sw, meta: meta, out: out}
 	ex.opts = experiment.RunOptions{Shard: meta.Shard, Workers: workers, Progress: cmd.ErrOrStderr(), Prepared: ex.prepared}
 	if out == "" {
 		return ex, nil
@@ -445,18 +467,26 @@ func pctCI(e experiment.Estimate) string {
 // streamRecords writes each record to w as a JSON line or a CSV row (header
 // first).
 func streamRecords(w io.Writer, format string) func(experiment.SweepRecord) error {
-	cw := csv.NewWriter(w)
-	header := false
+	row := csvRows(w, experiment.SweepColumns())
 	return func(r experiment.SweepRecord) error {
 		if format == "json" {
 			_, err := w.Write(append(r.JSON(), '\n'))
 			return err
 		}
-		if !header {
-			cw.Write(experiment.SweepColumns())
-			header = true
+		return row(r.Row())
+	}
+}
+
+// csvRows returns a writer of CSV rows to w, header first, each flushed as
+// it is written (a run's row is out as soon as the run is).
+func csvRows(w io.Writer, header []string) func(row []string) error {
+	cw := csv.NewWriter(w)
+	return func(row []string) error {
+		if header != nil {
+			cw.Write(header)
+			header = nil
 		}
-		cw.Write(r.Row())
+		cw.Write(row)
 		cw.Flush()
 		return cw.Error()
 	}
