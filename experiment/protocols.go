@@ -39,13 +39,25 @@ func PlatformMTBF(s *scenarios.Scenario) sim.Time {
 }
 
 func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
+	cfg, err := cprConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	return func() sim.Protocol {
+		p, _ := cpr.New(cfg) // validated by cprConfig
+		return p
+	}, nil
+}
+
+// cprConfig decodes and validates a [protocol] section of kind "cpr".
+func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	sec := s.Protocol
 	p := cprParams{Interval: "daly", Period: scenarios.Duration(10 * sim.Minute), Every: 10, Tier: "pfs", Drain: true}
 	if err := sec.Decode(&p); err != nil {
-		return nil, err
+		return cpr.Config{}, err
 	}
 	if err := cprIntervalKeys(sec, p.Interval); err != nil {
-		return nil, err
+		return cpr.Config{}, err
 	}
 	if !sec.Has("interval") {
 		// A period or an iteration count alone says which policy is meant.
@@ -59,19 +71,19 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
 		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image)}
 	if sec.Has("levels") && sec.Has("tier") {
-		return nil, sec.Errorf("tier", "give tier or levels, not both")
+		return cpr.Config{}, sec.Errorf("tier", "give tier or levels, not both")
 	}
 	if len(p.Levels) == 0 {
 		t, err := cpr.ParseTier(p.Tier)
 		if err != nil {
-			return nil, sec.Errorf("tier", "%v", err)
+			return cpr.Config{}, sec.Errorf("tier", "%v", err)
 		}
 		cfg.Levels = []cpr.Level{{Tier: t, Every: 1}}
 	}
 	for _, l := range p.Levels {
 		t, err := cpr.ParseTier(l.Tier)
 		if err != nil {
-			return nil, sec.Errorf("levels", "%v", err)
+			return cpr.Config{}, sec.Errorf("levels", "%v", err)
 		}
 		cfg.Levels = append(cfg.Levels, cpr.Level{Tier: t, Every: int(l.Every)})
 	}
@@ -81,12 +93,9 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 		cfg.Policy = cpr.PolicyFixed
 	}
 	if _, err := cpr.New(cfg); err != nil {
-		return nil, sec.Errorf("", "%v", err) // located at the key the message starts with
+		return cpr.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
-	return func() sim.Protocol {
-		p, _ := cpr.New(cfg) // validated above
-		return p
-	}, nil
+	return cfg, nil
 }
 
 // cprIntervalKeys rejects the interval keys that the policy would ignore:

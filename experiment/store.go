@@ -125,6 +125,9 @@ type PointInfo struct {
 	// Published are the scenario's [[published]] figures of this point
 	// (those that are not ratios), for figures to draw beside the results.
 	Published []PublishedValue `json:"published,omitempty"`
+	// Caveat says that the point's protocol cannot recover on its cluster
+	// (see Caveat); empty when it can.
+	Caveat string `json:"caveat,omitempty"`
 }
 
 // PublishedValue is a published figure of a point.
@@ -151,7 +154,7 @@ func NewPointInfo(sp *SweepPoint, p *Point) PointInfo {
 	s := p.Scenario
 	pi := PointInfo{Point: sp.ID, Protocol: s.Protocol.Label(), Kind: s.Protocol.Kind(), Workload: s.Workload.Kind(), Nodes: s.Cluster.Nodes,
 		BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(), PlatformMTBFS: PlatformMTBF(s).Seconds(),
-		Predictions: []StoredPrediction{}}
+		Predictions: []StoredPrediction{}, Caveat: Caveat(s)}
 	if pi.PlatformMTBFS > 0 {
 		pi.NodeMTBFS = s.Failures.NodeMTBF.Seconds()
 	}

@@ -215,6 +215,9 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 		fmt.Fprintf(w, " (node MTBF %s, platform MTBF %.4g s)", s.Failures.NodeMTBF,
 			s.Failures.NodeMTBF.Seconds()/float64(s.Cluster.Nodes))
 	}
+	if p.Caveat != "" {
+		fmt.Fprintf(w, "\nnote: %s", p.Caveat)
+	}
 	fmt.Fprintf(w, "\nfault-free: %.6g s without protocol, %.6g s with it (overhead %.2f%%)\n\n",
 		p.BaselineS, p.FaultFreeS, 100*(p.FaultFreeS/p.BaselineS-1))
 	if len(recs) <= 20 {

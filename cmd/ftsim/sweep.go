@@ -347,14 +347,15 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experimen
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "point\tprotocol\truns\tfinished\tok\tmakespan_s\t95% CI\tefficiency\toverhead\trecovery_s\tfailures/run\t")
 	for _, s := range sums {
-		point := s.Point
-		if point == "" {
-			point = "(base)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t\n", point, s.Protocol, s.Runs, s.Finished, s.DigestOK,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t\n", pointName(s.Point), s.Protocol, s.Runs, s.Finished, s.DigestOK,
 			num(s.Makespan.Mean), ci(s.Makespan), num(s.Efficiency.Mean), 100*s.Overhead, num(s.Recovery.Mean), num(s.Failures.Mean))
 	}
 	tw.Flush()
+	for _, pi := range infos {
+		if pi.Caveat != "" {
+			fmt.Fprintf(w, "note: at %s, %s\n", pointName(pi.Point), pi.Caveat)
+		}
+	}
 	for _, c := range experiment.CompareProtocols(recs, sw.Varies, infos) {
 		printComparison(w, c)
 	}
@@ -364,11 +365,7 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experimen
 		fmt.Fprintln(w, "\npaired makespan ratios (replication r of both protocols faces the same failures):")
 		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		for _, p := range prs {
-			at := p.Rest
-			if at == "" {
-				at = "(base)"
-			}
-			fmt.Fprintf(tw, "  %s\t%s/%s\t%s\t95%% CI %s\t%d pairs\tunpaired CI %s\t\n", at, p.Num, p.Den,
+			fmt.Fprintf(tw, "  %s\t%s/%s\t%s\t95%% CI %s\t%d pairs\tunpaired CI %s\t\n", pointName(p.Rest), p.Num, p.Den,
 				num(p.Paired.Mean), ci(p.Paired), p.Pairs, ci(p.Unpaired))
 		}
 		tw.Flush()
@@ -376,6 +373,15 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experimen
 	if len(pubs) > 0 {
 		printPublished(w, sw.ComparePublished(pubs, recs))
 	}
+}
+
+// pointName is a point's id as the summary prints it: the settings it
+// varies, or "(base)" for a sweep that varies nothing.
+func pointName(id string) string {
+	if id == "" {
+		return "(base)"
+	}
+	return id
 }
 
 // protocolCount is the number of protocols a sweep compares.
@@ -435,12 +441,9 @@ func printPublished(w io.Writer, rows []experiment.PublishedRow) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  source\tpoint\tmetric\tpublished\tsimulated\tdiff\tnote\t")
 	for _, r := range rows {
-		point := r.Point
+		point := pointName(r.Point)
 		if r.RatioTo != "" {
 			point = "[" + r.RatioTo + "] / [" + r.Point + "]"
-		}
-		if point == "" {
-			point = "(base)"
 		}
 		diff := "-"
 		if d := r.Diff(); !math.IsNaN(d) {

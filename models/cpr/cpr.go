@@ -78,6 +78,20 @@ type Config struct {
 	Image int64
 }
 
+// LostWithNode reports whether every level keeps a node's copies only where
+// that node's failure destroys them: on the node itself (disk, memory), or on
+// its buddy when the application has a single node (its buddy is itself).
+// Recovery needs every node's copy, so any failure then rolls the run back to
+// its initial state, as without protocol.
+func (cfg Config) LostWithNode(nodes int) bool {
+	for _, l := range cfg.Levels {
+		if l.Tier == PFS || (l.Tier == Buddy && nodes > 1) {
+			return false
+		}
+	}
+	return true
+}
+
 // Protocol is blocking coordinated checkpoint/restart. At each checkpoint the
 // application is paused, the network drained (or its messages recorded), every
 // object serialised to real bytes and the modeled bytes written to the
