@@ -116,32 +116,38 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 
 func (rt *Runtime) discardInbox(o *objState) { o.inbox.clear() }
 
-// Snapshot serialises object id: its state and the messages waiting in its
-// inbox (delivered, not yet handled). The object must not be running.
-func (rt *Runtime) Snapshot(id ObjID) (state []byte, inbox []*Message, err error) {
+// Snapshot serialises object id: its state, the messages waiting in its
+// inbox (delivered, not yet handled) and whether its Start has run. An object
+// whose Start is still to run (its core was busy, or it was paused, since it
+// was created) is in its initial state, but it has not yet done what Start
+// does, such as sending its first messages: the snapshot must say so, for
+// Restore to run Start. The object must not be running.
+func (rt *Runtime) Snapshot(id ObjID) (state []byte, inbox []*Message, started bool, err error) {
 	o := &rt.objs[id]
 	if o.lost {
-		return nil, nil, fmt.Errorf("snapshot of lost object %d", id)
+		return nil, nil, false, fmt.Errorf("snapshot of lost object %d", id)
 	}
 	if o.running {
-		return nil, nil, fmt.Errorf("snapshot of object %d while it runs", id)
+		return nil, nil, false, fmt.Errorf("snapshot of object %d while it runs", id)
 	}
 	state, err = o.obj.MarshalBinary()
 	if err != nil {
-		return nil, nil, fmt.Errorf("object %d: %w", id, err)
+		return nil, nil, false, fmt.Errorf("object %d: %w", id, err)
 	}
 	for i := o.inbox.head; i < len(o.inbox.items); i++ {
 		inbox = append(inbox, o.inbox.items[i])
 	}
-	return state, inbox, nil
+	return state, inbox, !o.needStart, nil
 }
 
 // ModeledSize is object id's modeled state size in bytes.
 func (rt *Runtime) ModeledSize(id ObjID) int64 { return rt.objs[id].obj.ModeledSize() }
 
 // Restore replaces object id by one rebuilt from state on node n, with the given
-// messages waiting in its inbox. Progress follows the restored state.
-func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) error {
+// messages waiting in its inbox. Progress follows the restored state. Unless
+// started (a snapshot taken before the object's Start ran), Start runs
+// first, then the inbox.
+func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, started bool) error {
 	obj := rt.wl.NewObject(id)
 	if err := obj.UnmarshalBinary(state); err != nil {
 		return fmt.Errorf("restore object %d: %w", id, err)
@@ -153,7 +159,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message) e
 	rt.place[id] = n
 	rt.placeVer++
 	o.inc++
-	o.lost, o.migrating, o.needStart, o.queued = false, false, false, false
+	o.lost, o.migrating, o.needStart, o.queued = false, false, !started, false
 	o.paused = false // a restored object starts afresh; protocols pause it again if they need to
 	for _, m := range inbox {
 		o.inbox.push(m)
@@ -315,7 +321,7 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		return
 	}
 	src := rt.place[id]
-	state, inbox, err := rt.Snapshot(id)
+	state, inbox, started, err := rt.Snapshot(id)
 	if err != nil {
 		done(false)
 		return
@@ -346,7 +352,7 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		for o.inbox.len() > 0 {
 			extra = append(extra, o.inbox.pop())
 		}
-		if err := rt.Restore(id, dst, state, append(inbox, extra...)); err != nil {
+		if err := rt.Restore(id, dst, state, append(inbox, extra...), started); err != nil {
 			done(false)
 			return
 		}

@@ -45,6 +45,21 @@ func (s *Set) Add(q uint64) {
 // next one is not.
 func (s *Set) Low() uint64 { return s.low }
 
+// Covers reports whether every member of o is in s.
+func (s *Set) Covers(o *Set) bool {
+	for q := s.low + 1; q <= o.low; q++ {
+		if _, ok := s.above[q]; !ok {
+			return false
+		}
+	}
+	for q := range o.above {
+		if !s.Has(q) {
+			return false
+		}
+	}
+	return true
+}
+
 // Clone returns an independent copy.
 func (s *Set) Clone() Set {
 	c := Set{low: s.low}

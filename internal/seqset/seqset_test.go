@@ -47,3 +47,35 @@ func TestSet(t *testing.T) {
 		}
 	}
 }
+
+func TestCovers(t *testing.T) {
+	set := func(qs ...uint64) *Set {
+		var s Set
+		for _, q := range qs {
+			s.Add(q)
+		}
+		return &s
+	}
+	for _, tc := range []struct {
+		name string
+		s, o *Set
+		want bool
+	}{
+		{"both empty", set(), set(), true},
+		{"empty covers nothing else", set(), set(1), false},
+		{"anything covers empty", set(3), set(), true},
+		{"equal", set(1, 2, 3), set(1, 2, 3), true},
+		{"longer run", set(1, 2, 3, 4), set(1, 2), true},
+		{"shorter run", set(1, 2), set(1, 2, 3), false},
+		{"o's run in s's gaps", set(1, 3, 4), set(1, 2, 3), false},
+		{"o's run above s's watermark", set(1, 3, 4, 2), set(1, 2, 3, 4), true},
+		{"s's above holds o's run", set(2, 3, 1), set(1, 2), true},
+		{"o's above in s's run", set(1, 2, 3, 4, 5), set(1, 4), true},
+		{"o's above missing", set(1, 2, 5), set(1, 4), false},
+		{"o's above in s's above", set(1, 4, 6), set(4, 6), true},
+	} {
+		if got := tc.s.Covers(tc.o); got != tc.want {
+			t.Errorf("%s: Covers = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -932,7 +932,7 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 	p.detected[j] = false
 	p.target[j] = sim.None
 	p.captured[j] = stage
-	if err := rt.Restore(j, n, state, []*sim.Message{kick}); err != nil {
+	if err := rt.Restore(j, n, state, []*sim.Message{kick}, true); err != nil {
 		rt.Abort(fmt.Sprintf("abft: %v", err))
 		return
 	}

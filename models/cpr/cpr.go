@@ -132,6 +132,7 @@ type checkpoint struct {
 	boundary int64            // Iterations: the boundary it was taken at
 	states   [][]byte         // per object
 	inbox    [][]*sim.Message // per object: delivered-not-handled (+ in flight with NoDrain)
+	started  []bool           // per object: its Start had run
 	owner    []sim.NodeID     // node that wrote each object's piece
 	bytes    map[sim.NodeID]int64
 	copies   map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
@@ -427,15 +428,15 @@ func (p *Protocol) checkpoint() {
 func (p *Protocol) snapshot() (*checkpoint, error) {
 	rt := p.RT
 	n := rt.NumObjects()
-	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, states: make([][]byte, n), inbox: make([][]*sim.Message, n),
+	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, states: make([][]byte, n), inbox: make([][]*sim.Message, n), started: make([]bool, n),
 		owner: make([]sim.NodeID, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
 	for i := 0; i < n; i++ {
 		id := sim.ObjID(i)
-		st, in, err := rt.Snapshot(id)
+		st, in, started, err := rt.Snapshot(id)
 		if err != nil {
 			return nil, err
 		}
-		cp.states[i], cp.inbox[i], cp.owner[i] = st, in, rt.NodeOf(id)
+		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(id)
 		cp.bytes[cp.owner[i]] += rt.ModeledSize(id) + p.cfg.Image
 		for _, m := range in {
 			cp.bytes[cp.owner[i]] += m.WireSize()
@@ -693,7 +694,7 @@ func (p *Protocol) recover(gen int) {
 		}
 		for i := range cp.states {
 			id := sim.ObjID(i)
-			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i]); err != nil {
+			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i], cp.started[i]); err != nil {
 				rt.Abort(fmt.Sprintf("restore: %v", err))
 				return
 			}

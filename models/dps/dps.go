@@ -192,6 +192,25 @@ func (s *idSet) add(src sim.ObjID, op uint64) {
 	s.edges.Ptr(chanKey{src, opLife(op)}).Add(opRank(op) + 1)
 }
 
+// covers reports whether s holds every id of o.
+func (s *idSet) covers(o *idSet) bool {
+	for i := range o.edges.Len() {
+		e := o.edges.At(i)
+		j := s.edges.Find(o.edges.Key(i))
+		if j < 0 {
+			var none seqset.Set
+			if !none.Covers(e) {
+				return false
+			}
+			continue
+		}
+		if !s.edges.At(j).Covers(e) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *idSet) clone() *idSet {
 	return &idSet{edges: s.edges.Clone(func(e seqset.Set) seqset.Set { return e.Clone() })}
 }
@@ -220,6 +239,7 @@ type ckptData struct {
 	count     uint64            // LogOrder: handling rank the state covers
 	log       map[uint64]msgKey // regeneration: the consumed backup's handling-order log
 	initial   bool              // the workload's initial state: recovery re-runs Start
+	unstarted bool              // a state taken before the object's Start ran: Restore runs it
 	state     []byte            // nil when initial
 	size      int64             // modeled state size
 	pst       pstate
@@ -796,13 +816,14 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 	if len(t.backups) == 0 || rt.Lost(id) || rt.Running(id) {
 		return
 	}
-	state, _, err := rt.Snapshot(id)
+	state, _, started, err := rt.Snapshot(id)
 	if err != nil {
 		rt.Abort(err.Error())
 		return
 	}
 	p.stamp++
-	ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(), processed: t.processed.clone()}
+	ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
+		pst: t.pst.clone(), processed: t.processed.clone()}
 	wire := ck.size + p.cfg.EntryBytes*t.since
 	t.since, t.handled, t.ckProg = 0, 0, rt.ObjectProgress(id)
 	from := rt.NodeOf(id)
@@ -836,7 +857,12 @@ func (p *Protocol) registered(id sim.ObjID, bk *backup) bool {
 // queue of the objects processed before it. A state taken by an incarnation
 // that has since been lost is ignored: it is ahead of the re-activated
 // thread, and pruning by it would drop objects the thread has yet to handle
-// again.
+// again. For the same reason a backup keeps its own state when it is ahead
+// of the checkpoint (it handled an object the checkpoint has not): that
+// state came from the lost incarnation, which checkpointed on this backup
+// but not on the one the thread was re-activated from, and the backup's
+// queue no longer holds what the checkpoint would need. The re-executed
+// thread catches up with that state, and its later checkpoints replace it.
 func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 	if !p.registered(id, bk) || !p.valid(bk) || ck.act != p.th[id].ord.act {
 		return
@@ -849,7 +875,7 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 			p.logEntry(bk, r, k)
 		}
 	}
-	if bk.ck != nil && ck.stamp <= bk.ck.stamp && bk.ready {
+	if bk.ck != nil && bk.ready && (ck.stamp <= bk.ck.stamp || !ck.processed.covers(bk.ck.processed)) {
 		return
 	}
 	old := int64(0)
@@ -1113,7 +1139,7 @@ func (p *Protocol) activate(id sim.ObjID) {
 	// the regenerated backup is a copy of the consumed one, registered before
 	// re-execution starts so that its checkpoints follow it
 	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, act: t.ord.act, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
-		state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
+		unstarted: ck.unstarted, state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
 		ck.size+bk.bytes+p.cfg.EntryBytes*int64(len(bk.log)))
 
 	t.pst = ck.pst.clone()
@@ -1151,7 +1177,7 @@ func (p *Protocol) activate(id sim.ObjID) {
 	p.C.Recovered++
 	if ck.initial {
 		rt.Recreate(id, bk.node)
-	} else if err := rt.Restore(id, bk.node, ck.state, nil); err != nil {
+	} else if err := rt.Restore(id, bk.node, ck.state, nil, !ck.unstarted); err != nil {
 		rt.Abort(err.Error())
 		return
 	}
@@ -1309,14 +1335,14 @@ func (p *Protocol) regenerate(id sim.ObjID) {
 			if p.fallback || !p.registered(id, bk) || rt.Lost(id) {
 				return
 			}
-			state, inbox, err := rt.Snapshot(id)
+			state, inbox, started, err := rt.Snapshot(id)
 			if err != nil {
 				rt.Abort(err.Error())
 				return
 			}
 			p.stamp++
-			ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, state: state, size: rt.ModeledSize(id), pst: t.pst.clone(),
-				processed: t.processed.clone()}
+			ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
+				pst: t.pst.clone(), processed: t.processed.clone()}
 			wire := ck.size
 			for _, m := range inbox {
 				c := m.Clone()

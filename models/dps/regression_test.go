@@ -10,13 +10,14 @@ import (
 // Interleavings of checkpoints and failures that a search over failure plans
 // found (models/dps had no test reaching any); each run must end with the
 // reference answer and no protocol anomaly. Since pida's donors keep their
-// last move the plans of the stale checkpoint and the lost forward no longer
-// reach those interleavings; they stay as plain failure cases. With the
-// stale-checkpoint check removed, the whole failurePlans space and 13,680
-// more plans (16 KB frames, seeds 4-6) all still passed: no plan reaches it
-// now. The lost forward and the lost object in flight are one check now
-// (complete), which "lost in flight" reaches. The others were found again
-// and each fails without its fix.
+// last move the plan of the lost forward no longer reaches its interleaving;
+// it stays as a plain failure case. The lost forward and the lost object in
+// flight are one check now (complete), which "lost in flight" reaches. No
+// plan of failurePlans, whose failures strike when progress reaches a value,
+// reaches the stale checkpoint any more; failures at given times do (a
+// search of timedPlans found 13 of 6,840 that fail without the check), and
+// its case is one of them. Each of the others was found again and fails
+// without its fix.
 //
 //   - stale checkpoint: node 0 fails, its thread is re-activated from one
 //     backup while a checkpoint its dead incarnation sent is still on the way
@@ -50,6 +51,16 @@ import (
 //     the thread never got the work and the credit never came back: the
 //     thread and every complete copy were lost, and DPS must restart from
 //     scratch.
+//   - backup ahead: node 3 fails; its thread 7 had handled an object from
+//     thread 6 (both on node 3) and checkpointed, and the checkpoint reached
+//     its backup on node 1, which pruned the object from its queue, but not
+//     the one on node 0. Re-activated from node 0, the thread's first
+//     checkpoint (from before that object) replaced node 1's state: node 1
+//     now needed the object and no longer had it, and thread 6, re-executed
+//     from a checkpoint after sending it, would never send it again. When
+//     node 0 failed, re-activation from node 1 waited for it forever. Node 1
+//     now keeps its state, which is ahead (found by timedPlans with a
+//     bandwidth of 10 MB/s).
 //   - overtaken original: a data object was still on the wire when its
 //     sender's node failed; the sender, re-activated on the receiver's node,
 //     re-posted it at once, and the original arrived second. Dropping it is
@@ -65,20 +76,25 @@ func TestDPSRegressions(t *testing.T) {
 		backups       int
 		seed          int64
 		bytesPerFrame int64
-		overtaken     bool // an original arrives after its re-post
-		unrecoverable bool // DPS restarts from scratch once
+		bandwidth     float64 // 0: baseConfig's
+		overtaken     bool    // an original arrives after its re-post
+		unrecoverable bool    // DPS restarts from scratch once
 	}{
-		{"stale checkpoint", sim.Microsecond, []fail{at(0, 0.65), at(1, 0.7)}, 2, 2, 3, 0, false, false},
-		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, false, false},
-		{"stale determinant", sim.Microsecond, []fail{at(1, 0.5), at(2, 0.7)}, 0, 2, 1, 32, false, false},
+		{"stale checkpoint", sim.Microsecond, []fail{{Node: 0, At: 8463966}, {Node: 1, At: 8584879}}, 2, 2, 1, 0, 0, false, false},
+		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, 0, false, false},
+		{"stale determinant", sim.Microsecond, []fail{at(1, 0.5), at(2, 0.7)}, 0, 2, 1, 32, 0, false, false},
 		// with 16 KB frames (a fault-free run of 373 ms; the case of 2 KB
 		// frames no longer occurs since pida's donors keep their last move)
-		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, true, false},
-		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, false, true},
-		{"lost in flight", sim.Millisecond, []fail{at(1, 0.05), at(2, 0.1)}, 2, 1, 2, 2048, false, true},
+		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, 0, true, false},
+		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, 0, false, true},
+		{"lost in flight", sim.Millisecond, []fail{at(1, 0.05), at(2, 0.1)}, 2, 1, 2, 2048, 0, false, true},
+		{"backup ahead", sim.Microsecond, []fail{{Node: 3, At: 9381900}, {Node: 0, At: 9757176}}, 1, 2, 2, 0, 1e7, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
+			if c.bandwidth > 0 {
+				cfg.Bandwidth = c.bandwidth
+			}
 			cfg.DetectDelay = c.detect
 			cfg.Failures = sim.ScriptedFailures
 			cfg.Planned = c.plan

@@ -21,6 +21,7 @@ type objCkpt struct {
 	node        sim.NodeID // where it was taken
 	holder      sim.NodeID
 	inc         uint32
+	unstarted   bool // taken before the object's Start ran: the restore runs it
 	state       []byte
 	size        int64
 	tnProcessed uint64
@@ -213,11 +214,11 @@ func (r *ckptRun) TransferDone(tag int32, ok bool) {
 // snapshot takes object o's checkpoint on node n.
 func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 	rt := p.RT
-	state, _, err := rt.Snapshot(o.id)
+	state, _, started, err := rt.Snapshot(o.id)
 	if err != nil {
 		return nil, err
 	}
-	ck := &objCkpt{id: o.id, gen: o.gen, node: n, state: state, tnProcessed: o.tnProcessed,
+	ck := &objCkpt{id: o.id, gen: o.gen, node: n, unstarted: !started, state: state, tnProcessed: o.tnProcessed,
 		sn: make([]snCount, 0, o.sn.Len()), done: make([]doneSet, 0, o.done.Len()), senders: o.senders}
 	o.senders = nil
 	if len(ck.senders) > 0 { // room for as many senders as in the period ending

@@ -362,6 +362,33 @@ func TestMaxLogBoundsTheLog(t *testing.T) {
 	}
 }
 
+// With max_log below one message, a node checkpoints as soon as its first
+// object sends, before its second object has run Start (the first holds the
+// only core for a step). Node 1 then fails during its second object's first
+// step, before checkpointing again, and the restore from that checkpoint must
+// run the object's Start: restored as started, it never sent its first
+// messages and the run hung (found by a search with Weibull failures and
+// repairs).
+func TestMaxLogCheckpointBeforeStart(t *testing.T) {
+	for _, restart := range []string{RestartBasic, RestartFast} {
+		for _, multi := range []bool{false, true} {
+			w, err := synthetic.New(synthetic.Params{Objects: 8, Steps: 6, StepOps: 1e8, Exchange: 4096, State: 1 << 20}, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := testCluster(4)
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 150 * sim.Millisecond}} // steps of 100 ms
+			pc := DefaultConfig()
+			pc.Restart, pc.MultiFailure, pc.MaxLog, pc.Period = restart, multi, 2048, sim.Hour
+			res := runWith(t, cfg, w, mustNew(t, pc))
+			if res.Stats.Failures != 1 || res.Stats.Unrecoverable != 0 {
+				t.Fatalf("%s restart, multi_failure %v: %d failures, unrecoverable %d", restart, multi, res.Stats.Failures, res.Stats.Unrecoverable)
+			}
+		}
+	}
+}
+
 // measure_restart attaches the probe in the protocol itself and reports its
 // figures as the run's metrics: restart_s is the probe's RestartTime (0
 // without a failure) and iteration_s its IterationTime, exactly.

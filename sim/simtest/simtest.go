@@ -49,7 +49,7 @@ func (p *RoundTrip) OnHandled(id sim.ObjID) {
 func (p *RoundTrip) roundTrip(id sim.ObjID) {
 	rt := p.RT
 	t := p.T
-	state, inbox, err := rt.Snapshot(id)
+	state, inbox, started, err := rt.Snapshot(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func (p *RoundTrip) roundTrip(id sim.ObjID) {
 			}
 		}
 	}
-	if err := rt.Restore(id, rt.NodeOf(id), state, inbox); err != nil {
+	if err := rt.Restore(id, rt.NodeOf(id), state, inbox, started); err != nil {
 		t.Fatal(err)
 	}
 	p.Restores++
