@@ -64,3 +64,23 @@ func TestRandomFailuresSmallClusters(t *testing.T) {
 	}
 	searchRandomFailures(t, ps, smallClusters, seeds)
 }
+
+// TestRandomFailuresWeibullRepair runs the variants of both searches on
+// searchClusters with Weibull failures of shape 0.5 (the decreasing hazard
+// measured on real machines: a node that has just started, or been
+// repaired, fails soonest, so failures come in bursts and strike during
+// recoveries), without repair and with failed nodes repaired a quarter of
+// the fault-free run after they fail: 1 seed per case by default, 40 with
+// FTSIM_SEARCH=1.
+func TestRandomFailuresWeibullRepair(t *testing.T) {
+	seeds := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	var clusters [][]string
+	for _, c := range searchClusters {
+		weibull := append(slices.Clone(c), `failures.distribution="weibull"`, "failures.weibull_shape=0.5")
+		clusters = append(clusters, weibull, append(slices.Clone(weibull), repairQuarter))
+	}
+	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds)
+}
