@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // Recovery is the record of one failure: when it struck, when it was detected
@@ -105,11 +107,7 @@ func (rt *Runtime) failNode(n NodeID) {
 			continue
 		}
 		objs = append(objs, ObjID(i))
-		rt.abort(o)
-		o.lost, o.queued, o.migrating = true, false, false
-		o.idle = nil
-		rt.discardInbox(o)
-		rt.setProgress(ObjID(i), 0)
+		rt.lose(ObjID(i))
 	}
 	if rt.tracer != nil {
 		rt.tracer.Instant(n, now, "failure")
@@ -123,6 +121,44 @@ func (rt *Runtime) failNode(n NodeID) {
 		rt.eng.After(rt.cfg.Repair, rt.kRepair, int32(n), 0)
 	}
 	rt.checkQuiet()
+}
+
+// lose applies fail-stop to object id, whose node has failed: its running
+// handler, waiting messages and progress are gone.
+func (rt *Runtime) lose(id ObjID) {
+	o := &rt.objs[id]
+	rt.abort(o)
+	o.lost, o.queued, o.migrating = true, false, false
+	o.idle = nil
+	rt.discardInbox(o)
+	rt.setProgress(id, 0)
+}
+
+// placedOnFailed loses object id, just placed on node n, if n has failed: a
+// protocol that restarts or restores objects on the nodes it believes alive
+// may place them on one whose failure it has not yet been told of. The
+// objects are lost as if they had been there when n failed, and the
+// failure's detection reports them with the others. Placing an object on a
+// node whose failure was already reported is the protocol's error.
+func (rt *Runtime) placedOnFailed(id ObjID, n NodeID) {
+	if rt.links[n].state != nodeFailed {
+		return
+	}
+	rt.lose(id)
+	for i := len(rt.failRecs) - 1; i >= 0; i-- {
+		r := &rt.failRecs[i]
+		if r.Node != n {
+			continue
+		}
+		if r.DetectedAt != Never {
+			rt.Abort(fmt.Sprintf("object %d placed on node %d, whose failure was reported at %v", id, n, r.DetectedAt))
+			return
+		}
+		if !slices.Contains(r.objects, id) {
+			r.objects = append(r.objects, id)
+		}
+		return
+	}
 }
 
 // detectTime is when the failure of node n at time f is detected. With

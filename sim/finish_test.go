@@ -153,3 +153,55 @@ func TestStalledRunEnds(t *testing.T) {
 		t.Fatalf("finished %v: %q", res.Finished, res.Outcome.Detail)
 	}
 }
+
+// lostRestartProto restarts the application from scratch, without the
+// failed node, when a detected failure took objects that are still lost,
+// as protocols that recover only lost objects do.
+type lostRestartProto struct {
+	BaseProtocol
+	restarts int
+}
+
+func (p *lostRestartProto) OnFailure(f Failure) {
+	rt := p.RT
+	rt.RemoveSlot(f.Node)
+	for _, id := range f.Objects {
+		if rt.Lost(id) {
+			p.restarts++
+			rt.RestartAll()
+			return
+		}
+	}
+}
+
+// Node 1 fails at 1 ms and node 2 at 1.5 ms, each detected a millisecond
+// later. The restart after node 1's detection places objects on node 2,
+// dead but not yet reported: they are lost at once, and node 2's detection
+// reports them, so the second restart (on nodes 0 and 3) completes. They
+// used to be placed as live objects on the dead node: nothing reported them
+// lost and the run never ended.
+func TestRestartOntoUndetectedFailure(t *testing.T) {
+	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) {
+		c.Spend(3 * Millisecond)
+		c.Send(c.Self(), 1, 0, nil)
+	}}
+	cfg := testConfig(4)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}, {Node: 2, At: 1500 * Microsecond}}
+	cfg.DetectDelay = Millisecond
+	cfg.Limit = Second
+	p := &lostRestartProto{}
+	rt, err := New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished || !res.Outcome.OK || p.restarts != 2 {
+		t.Fatalf("finished %v at %v, outcome %+v, %d restarts; want finished after 2", res.Finished, res.Makespan, res.Outcome, p.restarts)
+	}
+	for i := range 4 {
+		if n := rt.NodeOf(ObjID(i)); n != 0 && n != 3 {
+			t.Fatalf("object %d ended on node %d, want 0 or 3", i, n)
+		}
+	}
+}

@@ -112,6 +112,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	rt.restoredProgress(id, o.obj.Progress())
 	rt.ready(id)
 	rt.kick(n)
+	rt.placedOnFailed(id, n)
 }
 
 func (rt *Runtime) discardInbox(o *objState) { o.inbox.clear() }
@@ -167,6 +168,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, s
 	rt.restoredProgress(id, obj.Progress())
 	rt.ready(id)
 	rt.kick(n)
+	rt.placedOnFailed(id, n)
 	return nil
 }
 
