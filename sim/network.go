@@ -31,11 +31,15 @@ func (rt *Runtime) transmit(m *Message) {
 	if m.SentAt < now {
 		m.SentAt = now
 	}
+	from := &rt.links[m.From]
+	if from.state == nodeFailed { // a failed node sends nothing
+		rt.stats.LostMsgs++
+		return
+	}
 	if !m.Control {
 		m.To = rt.place[m.Dst]
 		rt.inFlight++
 	}
-	from := &rt.links[m.From]
 	m.fromInc = from.inc
 	m.toInc = rt.links[m.To].inc
 	ref := rt.msgs.put(inFlightMsg{m: m, toInc: m.toInc})
@@ -179,6 +183,7 @@ type xfer struct {
 	from, to       NodeID
 	fromInc, toInc uint32 // the ends' incarnations at transmission
 	tag            int32
+	fromFailed     bool // sent by a failed node: lost
 	size           int64
 	sentAt, outEnd Time
 	dur            Time // time on each interface
@@ -196,6 +201,14 @@ func (rt *Runtime) TransferTo(from, to NodeID, size int64, tag int32, c Completi
 	now := rt.eng.now
 	f := &rt.links[from]
 	x := xfer{from: from, to: to, fromInc: f.inc, toInc: rt.links[to].inc, tag: tag, size: size, sentAt: now, outEnd: now, done: c}
+	if f.state == nodeFailed {
+		// A failed node sends nothing (its incarnation is already the
+		// next one, which the loss rules would take for the sender's):
+		// the transfer is reported lost, from an event of its own.
+		x.fromFailed = true
+		rt.eng.Schedule(now, rt.kXferDeliver, int32(to), int64(rt.xfers.put(x)))
+		return
+	}
 	if from == to {
 		rt.eng.Schedule(now, rt.kXferDeliver, int32(to), int64(rt.xfers.put(x)))
 		return
@@ -215,7 +228,7 @@ func (rt *Runtime) onXferArrive(ev Event) {
 // free before the completion runs, for the transfers it starts.
 func (rt *Runtime) onXferDeliver(ev Event) {
 	x := rt.xfers.take(int32(ev.J))
-	ok := !rt.lostInTransit(x.from, x.to, x.fromInc, x.toInc, x.outEnd)
+	ok := !x.fromFailed && !rt.lostInTransit(x.from, x.to, x.fromInc, x.toInc, x.outEnd)
 	if !ok {
 		rt.stats.LostMsgs++
 	} else if rt.tracer != nil {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -167,5 +168,49 @@ func TestTransferOutcome(t *testing.T) {
 				t.Errorf("got %q, want %q", log.got, tc.want)
 			}
 		})
+	}
+}
+
+// sendProto makes, at 2 ms, a transfer and sends a control message from
+// node 1, which failed at 1 ms and whose failure is not detected yet, and a
+// transfer from node 0, which is alive.
+type sendProto struct {
+	BaseProtocol
+	fromDead, fromLive []bool // the transfers' outcomes
+	controls           int    // control messages delivered
+}
+
+func (p *sendProto) Start() {
+	p.RT.At(2*Millisecond, func() {
+		rt := p.RT
+		rt.Transfer(1, 0, 100, 1, func(ok bool) { p.fromDead = append(p.fromDead, ok) })
+		rt.Transfer(0, 2, 100, 1, func(ok bool) { p.fromLive = append(p.fromLive, ok) })
+		rt.SendControl(&Message{Src: None, Dst: None, From: 1, To: 0, Tag: 1, Size: 100, Control: true})
+	})
+}
+
+func (p *sendProto) OnControl(*Message) { p.controls++ }
+
+// A failed node sends nothing, whether its failure is detected or not. Its
+// incarnation is bumped when it fails, so a transfer stamped with it looked
+// like one from the node's next life, and arrived.
+func TestFailedNodeSendsNothing(t *testing.T) {
+	wl := &scriptWL{n: 3, total: 1, start: only0(func(c *Ctx) {
+		c.Spend(5 * Millisecond)
+		c.Send(0, 1, 0, nil)
+	})}
+	cfg := testConfig(3)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}}
+	cfg.DetectDelay = Second
+	p := &sendProto{}
+	rt, err := New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	if !slices.Equal(p.fromDead, []bool{false}) || !slices.Equal(p.fromLive, []bool{true}) || p.controls != 0 {
+		t.Fatalf("transfer from the failed node %v (want [false]), from a live one %v (want [true]), %d control messages delivered (want 0)",
+			p.fromDead, p.fromLive, p.controls)
 	}
 }

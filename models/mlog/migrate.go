@@ -73,6 +73,18 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 		}
 	}
 	m.finish, m.done = finish, done
+	finc := rt.Incarnation(f)
+	fAlive := func() bool { return f != sim.None && rt.Alive(f) && rt.Incarnation(f) == finc }
+	// F failed before E could count on its copy of W's checkpoint: E
+	// restores W as if it had no buddy (W's checkpoint stays where it was,
+	// and E checkpoints on its new buddy once the topology settles), and D,
+	// if C crashes, asks E alone. Waiting for F would wait for ever.
+	withoutF := func() {
+		if valid() && !m.acked {
+			m.f, m.acked = sim.None, true
+			finish()
+		}
+	}
 	send := func() {
 		p.event("send", c, e, f)
 		rt.Transfer(c, e, size, tagMigrate, func(ok bool) {
@@ -87,7 +99,15 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			m.atF, m.acked = true, true
 			return
 		}
+		if !fAlive() {
+			withoutF()
+			return
+		}
 		rt.Transfer(c, f, size, tagMigrate, func(ok bool) {
+			if !ok && !fAlive() {
+				withoutF()
+				return
+			}
 			if !ok || !valid() {
 				return
 			}
@@ -102,9 +122,12 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			}
 			p.event("at F", c, e, f)
 			rt.Transfer(f, e, tb, tagMigrate, func(ok bool) {
-				if ok {
+				switch {
+				case ok:
 					m.acked = true
 					finish()
+				case !fAlive():
+					withoutF()
 				}
 			})
 			rt.Transfer(f, c, tb, tagMigrate, noop)
@@ -113,18 +136,28 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			}
 		})
 	}
-	if d == sim.None {
+	if d == sim.None || !rt.Alive(d) {
 		send()
 		return
 	}
-	rt.Transfer(c, d, tb, tagMigrate, func(ok bool) { // D marks o as potentially migrated
-		if ok && current() {
-			rt.Transfer(d, c, tb, tagMigrate, func(ok bool) {
-				if ok && current() {
-					send()
-				}
-			})
+	// D marks o as potentially migrated. A D that fails meanwhile can no
+	// longer answer, and a C waiting for it would wait for ever: C sends o
+	// without the mark, as when it has no buddy.
+	cinc := rt.Incarnation(c)
+	cAlive := func() bool { return rt.Alive(c) && rt.Incarnation(c) == cinc }
+	rt.Transfer(c, d, tb, tagMigrate, func(ok bool) {
+		if !current() || !cAlive() {
+			return
 		}
+		if !ok {
+			send()
+			return
+		}
+		rt.Transfer(d, c, tb, tagMigrate, func(ok bool) {
+			if current() && cAlive() {
+				send() // D's answer, or D failed after marking o
+			}
+		})
 	})
 }
 
@@ -323,7 +356,8 @@ func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) 
 			fixF = append(fixF, m)
 		}
 	}
-	// every object not yet placed anywhere needs a live checkpoint
+	// every object not yet placed anywhere needs a live checkpoint and
+	// remote message log (E may have been D, which holds both)
 	for _, o := range r.objs {
 		ck := o.ckpt
 		for _, m := range append(slices.Clone(toC), fixF...) {
@@ -331,7 +365,7 @@ func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) 
 				ck = m.dCkpt
 			}
 		}
-		if rt.Lost(o.id) && !slices.Contains(group, o) && !p.valid(ck) {
+		if rt.Lost(o.id) && !slices.Contains(group, o) && p.restorable(o, ck) != "" {
 			return false
 		}
 	}

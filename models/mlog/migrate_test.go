@@ -134,3 +134,68 @@ func checkOneCopy(t *testing.T, pr *Protocol, w *watch) {
 		}
 	}
 }
+
+// Fast restart with the multiple-failure extension, when a node the restart
+// relies on fails before the restarting node C spreads the restored
+// objects (found by a search with failures at given times):
+//   - C's buddy D (node 2, which held the failed node's checkpoints), or F,
+//     the buddy of destination E (node 3 for E = node 2). Their failures
+//     were detected but their replacements still booting, so they were
+//     still the buddies of C and E: C waited for ever for D's
+//     acknowledgement, and E for F's. C now sends without D's mark and E
+//     restores the object without F's copy, as when they have no buddy. (D
+//     is down only in a restart that needs nothing of it: both nodes fail
+//     before the first message is processed. Otherwise the tuples D held
+//     are lost, and the run restarts from scratch, as below.)
+//   - D (node 0, the buddy of node 3) while C fetches the failed node's
+//     checkpoints and remote message log from it. The crash was taken for a
+//     destination's, which the restart survives, although the tuples of the
+//     messages the failed node's objects had processed were lost with D; the
+//     fetch waited for ever. That pattern is now reported, and the run
+//     restarts from scratch.
+func TestMigrationBuddyDown(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		bandwidth     float64
+		first, second sim.NodeID
+		at, later     float64 // first failure and the second's delay, in fault-free runs
+		detect        sim.Time
+		unrecoverable bool
+	}{
+		{"D down", 1e9, 1, 2, 1e-6, 1e-6, sim.Microsecond, false},
+		{"D down after processing", 1e9, 1, 2, 0.05, 0.005, sim.Microsecond, true},
+		{"F down", 1e9, 1, 3, 0.05, 0.005, sim.Microsecond, false},
+		{"D down while C fetches", 1e8, 3, 0, 0.3, 0.02, sim.Millisecond, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			cfg.Bandwidth = c.bandwidth
+			base := runWith(t, cfg, stencilJob(t, 4, 2, 40), &plain{})
+			ff := base.Makespan
+			at := sim.Time(c.at * float64(ff))
+			cfg.DetectDelay = c.detect
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: c.first, At: at}, {Node: c.second, At: at + sim.Time(c.later*float64(ff))}}
+			cfg.Limit = 50 * ff
+			pc := DefaultConfig()
+			pc.Period, pc.Restart, pc.MultiFailure = ff/6, RestartFast, true
+			pr := mustNew(t, pc)
+			res := runWith(t, cfg, stencilJob(t, 4, 2, 40), pr)
+			st := res.Stats
+			if st.Failures != 2 || (st.Unrecoverable > 0) != c.unrecoverable {
+				t.Fatalf("%d failures, unrecoverable %d (%s), want unrecoverable %v", st.Failures, st.Unrecoverable, st.UnrecoverableNote, c.unrecoverable)
+			}
+			if c.unrecoverable {
+				return
+			}
+			if pr.Stats.Migrations == 0 {
+				t.Fatal("no migration")
+			}
+			for _, o := range pr.objs {
+				if n := pr.RT.NodeOf(o.id); n != o.node || pr.RT.Lost(o.id) {
+					t.Fatalf("object %d: runtime node %d, protocol node %d, lost %v", o.id, n, o.node, pr.RT.Lost(o.id))
+				}
+			}
+		})
+	}
+}

@@ -109,18 +109,11 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 // the restore creates (entries its senders logged before their checkpoint and
 // did not keep in it), or a note saying what is lost.
 func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
-	rt := p.RT
 	restored := map[sim.ObjID]bool{}
 	for _, o := range objs {
 		restored[o.id] = true
-		ck := o.ckpt
-		if !p.valid(ck) {
-			return nil, fmt.Sprintf("the checkpoint of object %d on node %d is lost (its buddy failed too, or failed earlier and the node had not checkpointed again)", o.id, ck.holder)
-		}
-		for _, x := range o.rlog {
-			if x.tn > ck.tnProcessed && !(rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc) {
-				return nil, fmt.Sprintf("the remote message log of object %d on node %d is lost", o.id, x.holder)
-			}
+		if note := p.restorable(o, o.ckpt); note != "" {
+			return nil, note
 		}
 	}
 	floors := map[pairKey]uint64{}
@@ -166,6 +159,23 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		}
 	}
 	return floors, ""
+}
+
+// restorable says what is lost of what object o needs to be restored from
+// checkpoint ck: the checkpoint itself, or the part of its remote message
+// log (the tuples of the messages it processed after ck) on a failed node;
+// "" when nothing is.
+func (p *Protocol) restorable(o *object, ck *objCkpt) string {
+	rt := p.RT
+	if !p.valid(ck) {
+		return fmt.Sprintf("the checkpoint of object %d on node %d is lost (its buddy failed too, or failed earlier and the node had not checkpointed again)", o.id, ck.holder)
+	}
+	for _, x := range o.rlog {
+		if x.tn > ck.tnProcessed && !(rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc) {
+			return fmt.Sprintf("the remote message log of object %d on node %d is lost", o.id, x.holder)
+		}
+	}
+	return ""
 }
 
 // present reports whether message (src, sn) waits at w (held, or delivered and
