@@ -197,7 +197,7 @@ func (s *idSet) covers(o *idSet) bool {
 	for i := range o.edges.Len() {
 		e := o.edges.At(i)
 		j := s.edges.Find(o.edges.Key(i))
-		if j < 0 {
+		if j < 0 { // s has no id on this edge: o must have none either
 			var none seqset.Set
 			if !none.Covers(e) {
 				return false
