@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 	"ftsim/workloads/pida"
 )
 
@@ -55,9 +56,8 @@ func failurePlans(each func(name string, cfg sim.Config, pc Config, pp pida.Para
 // given progress, and immediate detection: a progress trigger fires between
 // two handlers, a time can fall in the middle of a transfer, such as a
 // checkpoint still on its way to a backup when its thread's node fails
-// (TestDPSRegressions' stale checkpoint). One node fails at k/20 of the
-// fault-free run, k = 1..19, and possibly one of the three others 1/200,
-// 1/50 or 1/10 of it later; over seeds, two bandwidths (a slower network
+// (TestDPSRegressions' stale checkpoint). The plans of simtest.TimedPlans
+// over seeds, two bandwidths (a slower network
 // keeps checkpoints longer on the wire: the backup-ahead case), checkpoint
 // spacings and backup counts: 36,480 runs.
 func timedPlans(t *testing.T, each func(name string, cfg sim.Config, pc Config, pp pida.Params)) {
@@ -86,28 +86,14 @@ func timedPlansOf(t *testing.T, seed int64, bw float64, every int64, backups int
 	base := baseConfig()
 	base.Bandwidth = bw
 	res, _ := runDPS(t, base, wl, pc)
-	ff := res.Makespan
-	for first := range sim.NodeID(4) {
-		for k := 1; k <= 19; k++ {
-			at := ff * sim.Time(k) / 20
-			for second := -1; second <= 2; second++ {
-				for _, later := range []sim.Time{ff / 200, ff / 50, ff / 10} {
-					plan := []sim.ScriptedFailure{{Node: first, At: at}}
-					if second >= 0 {
-						plan = append(plan, sim.ScriptedFailure{Node: (first + 1 + sim.NodeID(second)) % 4, At: at + later})
-					} else if later != ff/200 {
-						continue
-					}
-					cfg := base
-					cfg.DetectDelay = sim.Microsecond
-					cfg.Failures = sim.ScriptedFailures
-					cfg.Planned = plan
-					cfg.Limit = 300 * sim.Millisecond // fault-free under 30 ms: a hang fails fast
-					name := fmt.Sprintf("seed %d, bandwidth %g, every %d, %d backups, failures %+v", seed, bw, every, backups, plan)
-					each(name, cfg, pc, pp)
-				}
-			}
-		}
+	for _, plan := range simtest.TimedPlans(res.Makespan, 4) {
+		cfg := base
+		cfg.DetectDelay = sim.Microsecond
+		cfg.Failures = sim.ScriptedFailures
+		cfg.Planned = plan
+		cfg.Limit = 300 * sim.Millisecond // fault-free under 30 ms: a hang fails fast
+		name := fmt.Sprintf("seed %d, bandwidth %g, every %d, %d backups, failures %+v", seed, bw, every, backups, plan)
+		each(name, cfg, pc, pp)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 // TestFailurePlanSearch runs a 3-D stencil (4 nodes, 2 blocks each, 40
@@ -66,11 +67,9 @@ func TestFailurePlanSearch(t *testing.T) {
 	t.Logf("%d of %d failure plans run", runs, i)
 }
 
-// TestTimedPlanSearch is TestFailurePlanSearch with failures at given times
-// instead of at given progress (a progress trigger fires between two
-// handlers; a time can fall in the middle of a transfer or a restart): one
-// node fails at k/20 of the fault-free run, k = 1..19, and possibly one of
-// the three others 1/200, 1/50 or 1/10 of it later, at two bandwidths (the
+// TestTimedPlanSearch is TestFailurePlanSearch over simtest.TimedPlans,
+// failures at given times instead of at given progress (they can strike in
+// the middle of a transfer or of a restart's steps), at two bandwidths (the
 // slower network keeps checkpoints and restarts longer on the wire), with
 // both restarts, with and without multi_failure and two detection delays:
 // 12,160 plans. It found the three patterns of TestMigrationBuddyDown. By
@@ -86,42 +85,29 @@ func TestTimedPlanSearch(t *testing.T) {
 		cfg0 := testCluster(4)
 		cfg0.Bandwidth = bw
 		ff := runWith(t, cfg0, stencilJob(t, 4, 2, 40), &plain{}).Makespan
+		plans := simtest.TimedPlans(ff, 4)
 		for _, restart := range []string{RestartBasic, RestartFast} {
 			for _, multi := range []bool{false, true} {
 				for _, detect := range []sim.Time{sim.Microsecond, sim.Millisecond} {
-					for first := range sim.NodeID(4) {
-						for k := 1; k <= 19; k++ {
-							at := ff * sim.Time(k) / 20
-							for second := -1; second <= 2; second++ {
-								for _, later := range []sim.Time{ff / 200, ff / 50, ff / 10} {
-									if second < 0 && later != ff/200 {
-										continue
-									}
-									if i++; (i-1)%stride != 0 {
-										continue
-									}
-									runs++
-									plan := []sim.ScriptedFailure{{Node: first, At: at}}
-									if second >= 0 {
-										plan = append(plan, sim.ScriptedFailure{Node: (first + 1 + sim.NodeID(second)) % 4, At: at + later})
-									}
-									cfg := cfg0
-									cfg.DetectDelay = detect
-									cfg.Failures = sim.ScriptedFailures
-									cfg.Planned = plan
-									cfg.Limit = 50 * ff
-									pc := DefaultConfig()
-									pc.Period, pc.Restart, pc.MultiFailure = ff/6, restart, multi
-									rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), mustNew(t, pc))
-									if err != nil {
-										t.Fatal(err)
-									}
-									if res := rt.Run(); !res.Finished || !res.Outcome.OK {
-										t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
-											bw, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
-									}
-								}
-							}
+					for _, plan := range plans {
+						if i++; (i-1)%stride != 0 {
+							continue
+						}
+						runs++
+						cfg := cfg0
+						cfg.DetectDelay = detect
+						cfg.Failures = sim.ScriptedFailures
+						cfg.Planned = plan
+						cfg.Limit = 50 * ff
+						pc := DefaultConfig()
+						pc.Period, pc.Restart, pc.MultiFailure = ff/6, restart, multi
+						rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), mustNew(t, pc))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if res := rt.Run(); !res.Finished || !res.Outcome.OK {
+							t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
+								bw, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
 						}
 					}
 				}

@@ -82,3 +82,26 @@ func (p *RoundTrip) roundTrip(id sim.ObjID) {
 	}
 	p.Restores++
 }
+
+// TimedPlans lists failure plans at given times for a run of nodes nodes
+// whose fault-free makespan is ff: each node fails at k/20 of ff, k = 1..19,
+// alone or followed by the failure of one of the next three nodes 1/200,
+// 1/50 or 1/10 of ff later. Failures at given times can strike in the middle
+// of a transfer or of a recovery's steps, where failures triggered by
+// progress fire between two handlers.
+func TimedPlans(ff sim.Time, nodes int) [][]sim.ScriptedFailure {
+	var plans [][]sim.ScriptedFailure
+	for first := range sim.NodeID(nodes) {
+		for k := sim.Time(1); k <= 19; k++ {
+			at := ff * k / 20
+			plans = append(plans, []sim.ScriptedFailure{{Node: first, At: at}})
+			for next := sim.NodeID(1); next <= 3 && int(next) < nodes; next++ {
+				for _, later := range []sim.Time{ff / 200, ff / 50, ff / 10} {
+					plans = append(plans, []sim.ScriptedFailure{{Node: first, At: at},
+						{Node: (first + next) % sim.NodeID(nodes), At: at + later}})
+				}
+			}
+		}
+	}
+	return plans
+}
