@@ -73,18 +73,13 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 		}
 	}
 	m.finish, m.done = finish, done
-	finc := rt.Incarnation(f)
-	fAlive := func() bool { return f != sim.None && rt.Alive(f) && rt.Incarnation(f) == finc }
-	// F failed before E could count on its copy of W's checkpoint: E
-	// restores W as if it had no buddy (W's checkpoint stays where it was,
-	// and E checkpoints on its new buddy once the topology settles), and D,
-	// if C crashes, asks E alone. Waiting for F would wait for ever.
-	withoutF := func() {
-		if valid() && !m.acked {
-			m.f, m.acked = sim.None, true
-			finish()
-		}
-	}
+	// F failed, and the restart already knows it (its replacement is still
+	// booting, so it is still E's buddy): E restores W as if it had no
+	// buddy (W's checkpoint stays where it was, and E checkpoints on its new
+	// buddy once the topology settles), and D, if C crashes, asks E alone.
+	// Waiting for F would wait for ever. A failure of F during the
+	// migration is handled when it is detected (destinationCrash).
+	fDown := slices.Contains(r.down, f)
 	send := func() {
 		p.event("send", c, e, f)
 		rt.Transfer(c, e, size, tagMigrate, func(ok bool) {
@@ -99,15 +94,12 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			m.atF, m.acked = true, true
 			return
 		}
-		if !fAlive() {
-			withoutF()
+		if fDown {
+			m.f, m.acked = sim.None, true
+			finish()
 			return
 		}
 		rt.Transfer(c, f, size, tagMigrate, func(ok bool) {
-			if !ok && !fAlive() {
-				withoutF()
-				return
-			}
 			if !ok || !valid() {
 				return
 			}
@@ -122,12 +114,9 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			}
 			p.event("at F", c, e, f)
 			rt.Transfer(f, e, tb, tagMigrate, func(ok bool) {
-				switch {
-				case ok:
+				if ok {
 					m.acked = true
 					finish()
-				case !fAlive():
-					withoutF()
 				}
 			})
 			rt.Transfer(f, c, tb, tagMigrate, noop)
@@ -136,13 +125,14 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			}
 		})
 	}
-	if d == sim.None || !rt.Alive(d) {
+	if d == sim.None || slices.Contains(r.down, d) {
 		send()
 		return
 	}
-	// D marks o as potentially migrated. A D that fails meanwhile can no
-	// longer answer, and a C waiting for it would wait for ever: C sends o
-	// without the mark, as when it has no buddy.
+	// D marks o as potentially migrated. A D that failed (known to the
+	// restart, its replacement still booting, or failing meanwhile) cannot
+	// answer, and a C waiting for it would wait for ever: C sends o without
+	// the mark, as when it has no buddy.
 	cinc := rt.Incarnation(c)
 	cAlive := func() bool { return rt.Alive(c) && rt.Incarnation(c) == cinc }
 	rt.Transfer(c, d, tb, tagMigrate, func(ok bool) {
