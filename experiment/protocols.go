@@ -43,10 +43,17 @@ func buildCPR(s *scenarios.Scenario) (protocolMaker, error) {
 	if err != nil {
 		return nil, err
 	}
+	return validMaker(cfg, cpr.New), nil
+}
+
+// validMaker is the maker of protocols newProto builds from cfg. The
+// builder has already called newProto on cfg without error, so each call
+// here succeeds too.
+func validMaker[C any, P sim.Protocol](cfg C, newProto func(C) (P, error)) protocolMaker {
 	return func() sim.Protocol {
-		p, _ := cpr.New(cfg) // validated by cprConfig
+		p, _ := newProto(cfg)
 		return p
-	}, nil
+	}
 }
 
 // cprConfig decodes and validates a [protocol] section of kind "cpr".
@@ -161,10 +168,7 @@ func buildABFT(s *scenarios.Scenario) (protocolMaker, error) {
 		if _, err := abft.NewDP(cfg); err != nil {
 			return nil, sec.Errorf("header_bytes", "%v", err)
 		}
-		return func() sim.Protocol {
-			pr, _ := abft.NewDP(cfg) // validated above
-			return pr
-		}, nil
+		return validMaker(cfg, abft.NewDP), nil
 	default:
 		return nil, sec.Errorf("kind", "protocol abft is application-specific: it needs workload.kind = \"pida\" (FTPIDA*) or \"dp\" (LCS, TSP, knapsack critical data), not %q", s.Workload.Kind())
 	}
@@ -224,10 +228,7 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 			return nil, sec.Errorf("", "%v", err)
 		}
 	}
-	return func() sim.Protocol {
-		p, _ := dps.New(cfg) // validated above
-		return p
-	}, nil
+	return validMaker(cfg, dps.New), nil
 }
 
 // mlogParams are the [protocol] keys of kind "mlog".
@@ -248,10 +249,7 @@ func buildMlog(s *scenarios.Scenario) (protocolMaker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func() sim.Protocol {
-		p, _ := mlog.New(cfg) // validated by mlogConfig
-		return p
-	}, nil
+	return validMaker(cfg, mlog.New), nil
 }
 
 // mlogConfig decodes and checks the [protocol] keys of kind "mlog".
