@@ -13,16 +13,20 @@ import (
 
 // searchWorkloads are small instances of every workload, with a checkpoint
 // period of about an eighth of each fault-free run.
-var searchWorkloads = []struct {
-	kind, period string
-	keys         []string
-}{
+var searchWorkloads = []searchWorkload{
 	{"life", "30us", []string{"width=48", "height=48", "generations=30", "objects_per_node=2"}},
 	{"stencil", "8us", []string{"nx=12", "ny=10", "nz=8", "iterations=20", "blocks_per_node=2"}},
 	{"dp", "40us", []string{`problem="lcs"`, "random_a=300", "random_b=200"}},
 	{"farm", "300us", []string{"width=96", "height=96", "tile=16", "max_iter=300"}},
 	{"synthetic", "500ms", []string{"steps=20", "exchange=4096", "objects=8"}},
 	{"pida", "1ms", []string{"korf=94", "objects_per_node=2"}}, // korf_file added when the data is there
+}
+
+// searchWorkload is a workload of the searches: its kind, checkpoint
+// period and keys (without the "workload." prefix).
+type searchWorkload struct {
+	kind, period string
+	keys         []string
 }
 
 // searchProtocol is a protocol variant of the searches, on the workloads
@@ -90,6 +94,40 @@ const repairQuarter = "cluster.repair=FF/4"
 func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][]string, seeds int) {
 	t.Helper()
 	runs, failures := 0, 0
+	searchCases(protocols, clusters, func(c searchCase) {
+		for _, factor := range []sim.Time{4, 12} {
+			for seed := 1; seed <= seeds; seed++ {
+				name := fmt.Sprintf("%s, node MTBF %d fault-free runs, seed %d", c, factor, seed)
+				p, ff := c.prepare(t, seed, "failures.distribution=exponential")
+				p.Scenario.Failures.NodeMTBF = scenarios.Duration(factor * ff)
+				r := runSearch(t, name, p)
+				runs++
+				failures += r.Failures
+			}
+		}
+	})
+	if failures == 0 {
+		t.Fatal("no failure struck: the search tests nothing")
+	}
+	t.Logf("%d runs, %d failures", runs, failures)
+}
+
+// searchCase is one workload under one protocol variant on one cluster.
+type searchCase struct {
+	workload, period string
+	keys             []string // the workload's keys, without the "workload." prefix
+	protocol         searchProtocol
+	cluster          []string
+}
+
+func (c searchCase) String() string {
+	return fmt.Sprintf("%s/%s %v, %v", c.workload, c.protocol.kind, c.protocol.keys, c.cluster)
+}
+
+// searchCases calls each for every workload (pida only when the shared
+// Korf instances are there) under every protocol variant that applies to
+// it, on every cluster.
+func searchCases(protocols []searchProtocol, clusters [][]string, each func(searchCase)) {
 	for _, wl := range searchWorkloads {
 		keys := wl.keys
 		if wl.kind == "pida" {
@@ -103,59 +141,66 @@ func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][
 				continue
 			}
 			for _, cluster := range clusters {
-				for _, factor := range []sim.Time{4, 12} {
-					for seed := 1; seed <= seeds; seed++ {
-						name := fmt.Sprintf("%s/%s %v, %v, node MTBF %d fault-free runs, seed %d", wl.kind, pr.kind, pr.keys, cluster, factor, seed)
-						over := []string{"workload.kind=" + wl.kind, "protocol.kind=" + pr.kind,
-							"failures.distribution=exponential", fmt.Sprintf("seed=%d", seed)}
-						repair := slices.Contains(cluster, repairQuarter)
-						for _, k := range cluster {
-							if k != repairQuarter {
-								over = append(over, k)
-							}
-						}
-						for _, k := range keys {
-							over = append(over, "workload."+k)
-						}
-						for _, k := range pr.keys {
-							over = append(over, strings.Replace(k, "PERIOD", wl.period, 1))
-						}
-						s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), over)
-						if err != nil {
-							t.Fatal(err)
-						}
-						p, err := Prepare(s)
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
-						ff := max(p.FaultFree, p.Baseline)
-						p.Scenario.Failures.NodeMTBF = scenarios.Duration(factor * ff)
-						if repair {
-							p.Scenario.Cluster.Repair = scenarios.Duration(ff / 4)
-						}
-						if p.Scenario.Detection.Mode == "heartbeat" {
-							p.Scenario.Detection.Period, p.Scenario.Detection.Timeout = scenarios.Duration(ff/50), scenarios.Duration(ff/15)
-						}
-						r, err := p.Run(0)
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
-						runs++
-						failures += r.Failures
-						// without repair, as many failures as nodes leave none
-						allFailed := !repair && r.Failures >= s.Cluster.Nodes+s.Cluster.Spares
-						if (!r.Finished || !r.DigestOK) && !allFailed && !noAnswerExpected(r) {
-							t.Errorf("%s: finished %v, digest_ok %v, %d failures: %s", name, r.Finished, r.DigestOK, r.Failures, r.Note)
-						}
-					}
-				}
+				each(searchCase{wl.kind, wl.period, keys, pr, cluster})
 			}
 		}
 	}
-	if failures == 0 {
-		t.Fatal("no failure struck: the search tests nothing")
+}
+
+// prepare builds the case's scenario with the given seed and failure keys
+// (the cluster's keys come after them and may override them), prepares it,
+// and returns the point and the longer of its baseline and fault-free run.
+// A cluster with repairQuarter repairs failed nodes a quarter of that time
+// after they fail; with heartbeats, the period is a 50th of it and the
+// timeout a 15th.
+func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Point, sim.Time) {
+	t.Helper()
+	over := append([]string{"workload.kind=" + c.workload, "protocol.kind=" + c.protocol.kind, fmt.Sprintf("seed=%d", seed)}, failureKeys...)
+	repair := slices.Contains(c.cluster, repairQuarter)
+	for _, k := range c.cluster {
+		if k != repairQuarter {
+			over = append(over, k)
+		}
 	}
-	t.Logf("%d runs, %d failures", runs, failures)
+	for _, k := range c.keys {
+		over = append(over, "workload."+k)
+	}
+	for _, k := range c.protocol.keys {
+		over = append(over, strings.Replace(k, "PERIOD", c.period, 1))
+	}
+	s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), over)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatalf("%s: %v", c, err)
+	}
+	ff := max(p.FaultFree, p.Baseline)
+	if repair {
+		p.Scenario.Cluster.Repair = scenarios.Duration(ff / 4)
+	}
+	if p.Scenario.Detection.Mode == "heartbeat" {
+		p.Scenario.Detection.Period, p.Scenario.Detection.Timeout = scenarios.Duration(ff/50), scenarios.Duration(ff/15)
+	}
+	return p, ff
+}
+
+// runSearch runs replication 0 of p and reports an error unless it ended
+// with the reference answer, or could not: every node failed (without
+// repair, as many failures as nodes and spares), or every object.
+func runSearch(t *testing.T, name string, p *Point) Record {
+	t.Helper()
+	r, err := p.Run(0)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	s := p.Scenario
+	allFailed := s.Cluster.Repair == 0 && r.Failures >= s.Cluster.Nodes+s.Cluster.Spares
+	if (!r.Finished || !r.DigestOK) && !allFailed && !noAnswerExpected(r) {
+		t.Errorf("%s: finished %v, digest_ok %v, %d failures: %s", name, r.Finished, r.DigestOK, r.Failures, r.Note)
+	}
+	return r
 }
 
 // noAnswerExpected reports whether a run could not end with the reference

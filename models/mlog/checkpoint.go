@@ -328,14 +328,14 @@ func (p *Protocol) committed(n sim.NodeID, cks []*objCkpt) {
 		for j < len(items) && items[j].node == m {
 			j++
 		}
-		batches = append(batches, gcBatch{p: p, node: m, items: items[:j:j]})
+		batches = append(batches, gcBatch{p: p, node: m, items: items[:j:j], life: p.life})
 		items = items[j:]
 		p.Stats.GCMessages++
 		rt.TransferTo(n, m, p.cfg.TicketBytes*int64(j), tagGC, &batches[len(batches)-1])
 	}
 	if b := p.buddy(n); b != sim.None && len(rlogGC) > 0 {
 		p.Stats.GCMessages++
-		batches = append(batches, gcBatch{p: p, node: b, items: rlogGC, rlog: true})
+		batches = append(batches, gcBatch{p: p, node: b, items: rlogGC, rlog: true, life: p.life})
 		rt.TransferTo(n, b, p.cfg.TicketBytes*int64(len(rlogGC)), tagGC, &batches[len(batches)-1])
 	}
 }
@@ -356,13 +356,14 @@ type gcBatch struct {
 	node  sim.NodeID
 	items []gcItem
 	rlog  bool
+	life  int64 // p.life when sent: a batch of a life before a restart from scratch is void
 }
 
 // TransferDone prunes when the message has arrived.
 func (g *gcBatch) TransferDone(_ int32, ok bool) {
 	p := g.p
-	if !ok || p.fallen {
-		return
+	if !ok || p.fallen || g.life != p.life {
+		return // the TNs of a life before a restart from scratch would prune the new life's logs
 	}
 	if g.rlog {
 		for _, it := range g.items {

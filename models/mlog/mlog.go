@@ -664,10 +664,11 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 			return // a tuple of a life before a restart from scratch is void
 		}
 		if !ok {
+			// the buddy failed: again, to the buddy of now (the ring may
+			// have changed already: a retry queued now would wait for a
+			// change that has come)
 			e.asking = false
-			if p.live(s, e) {
-				p.retry = append(p.retry, &pendingLocal{s, e})
-			}
+			p.logTuple(s, e)
 			return
 		}
 		w.rlog = append(w.rlog, tuple{src: s.id, sn: e.sn, tn: e.tn, holder: b, inc: rt.Incarnation(b)})
@@ -678,7 +679,7 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 				return
 			}
 			if !ok {
-				p.retry = append(p.retry, &pendingLocal{s, e})
+				p.logTuple(s, e)
 				return
 			}
 			p.transmit(s, e)

@@ -132,7 +132,10 @@ func (r *receipt) log() {
 	rt.TransferTo(r.n, r.b, p.cfg.TicketBytes, tagTuple, r)
 }
 
-// retry waits for flushRetries: the buddy is down.
+// retry waits for flushRetries: the buddy is down. Only log, which finds
+// the buddy, calls it: a transfer to a buddy that failed meanwhile logs
+// again, since the ring may have changed (and flushed) before its failure
+// was reported.
 func (r *receipt) retry() { r.p.retryRecv = append(r.p.retryRecv, r) }
 
 // TransferDone moves the record on after its tuple (tagTuple), the buddy's
@@ -146,7 +149,7 @@ func (r *receipt) TransferDone(tag int32, ok bool) {
 			return
 		}
 		if !ok {
-			r.retry()
+			r.log() // the buddy failed: to the buddy of now (see logTuple)
 			return
 		}
 		b, sz := r.b, p.cfg.TicketBytes
@@ -159,7 +162,7 @@ func (r *receipt) TransferDone(tag int32, ok bool) {
 			return
 		}
 		if !ok {
-			r.retry()
+			r.log()
 			return
 		}
 		r.ready()
