@@ -194,6 +194,9 @@ func (p *Protocol) sourceCrash(r *recovery, f sim.Failure, lost []*object) bool 
 	r.attempt++
 	r.failed, r.node = f.Node, sim.None
 	r.redo = slices.Clone(lost)
+	if r.migs == nil { // nothing was restored yet: every object is to recreate
+		r.redo = slices.Clone(r.objs)
+	}
 	var pend []*migration
 	for _, id := range slices.Sorted(maps.Keys(r.migs)) {
 		if m := r.migs[id]; !m.heardE || !m.heardF { // D marked the others migrated: they live on E
