@@ -128,8 +128,9 @@ type Protocol struct {
 	sends        []*entry              // entries waiting for their first send, by timer (sendAt); nil: free
 	sendFree     []int64               // free slots of sends (a slot whose timer died with its node stays taken)
 	scratch      *none.Restarter
-	fallen       bool  // an unrecoverable pattern: restarting from scratch
-	life         int64 // bumped by each restart from scratch: older checkpoint timers are void
+	fallen       bool     // an unrecoverable pattern: restarting from scratch
+	life         int64    // bumped by each restart from scratch: older checkpoint timers are void
+	restarted    sim.Time // when the last restart completed
 	lastProgress map[sim.NodeID]int64
 	dormant      int                      // nodes whose checkpoint timer stopped for want of progress
 	holds        []int32                  // by object: reasons it is paused (checkpoint, priority)

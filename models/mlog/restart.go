@@ -83,6 +83,13 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			f.Node, p.recs[0].failed))
 		return
 	}
+	if !p.cfg.MultiFailure && f.At < p.restarted {
+		// detected after a restart it struck: the node resent nothing to
+		// the restored objects, which may wait for it forever
+		p.fallback(f, fmt.Sprintf("node %d failed at %v, before the previous restart completed at %v, and was detected after it (the single-failure protocol needs a failure to come after the previous recovery)",
+			f.Node, f.At, p.restarted))
+		return
+	}
 	if len(objs) == 0 {
 		p.afterTopology()
 		return
@@ -576,6 +583,7 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 	if r.open == 0 {
 		p.Stats.Restarts++
 		p.recs = slices.DeleteFunc(p.recs, func(x *recovery) bool { return x == r })
+		p.restarted = max(p.restarted, p.RT.Now())
 		p.event("restarted", r.failed, r.node, sim.None)
 		p.afterTopology()
 	}
@@ -629,6 +637,7 @@ func (p *Protocol) takeOver() {
 	rt := p.RT
 	p.fallen = false
 	p.life++
+	p.restarted = 0 // a node that failed before the fresh start sent nothing in it
 	for _, o := range p.objs {
 		o.reset()
 		o.node, o.inc = rt.NodeOf(o.id), rt.Incarnation(rt.NodeOf(o.id))
