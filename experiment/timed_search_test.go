@@ -108,6 +108,10 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int) [][]scenarios.Scripte
 //     recovered as a single failure; the restored objects never got its
 //     messages. The pattern is now reported, and the run restarts from
 //     scratch, as for a failure detected during the restart.
+//   - "re-created before the detection": a restart from scratch re-created
+//     elsewhere, live, objects of a node whose failure was not reported
+//     yet; the report still listed them, and message logging reset and
+//     restored running objects (sim.TestDetectionReportsOnlyLostObjects).
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -126,6 +130,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"after a restart from scratch", "stencil", mlogBasic, searchClusters[0], []scenarios.ScriptedFailure{us(0, 68.935), us(2, 69.076)}},
 		{"spare fails before placing", "life", mlogFastMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 283.318), us(4, 283.671)}},
 		{"detected after the restart it struck", "stencil", mlogFullLog, searchClusters[3], []scenarios.ScriptedFailure{us(1, 2.753), us(0, 16.83)}},
+		{"re-created before the detection", "stencil", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

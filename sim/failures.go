@@ -203,8 +203,17 @@ func (rt *Runtime) onDetect(ev Event) {
 	if !rec.wasSpare {
 		rt.open = append(rt.open, int(ev.J))
 	}
+	// the objects still lost on the node: one it held when it failed may
+	// have been re-created elsewhere since (a restart from scratch before
+	// the detection), and is no longer the protocol's to recover
+	objs := rec.objects[:0:0]
+	for _, id := range rec.objects {
+		if rt.objs[id].lost && rt.place[id] == rec.Node {
+			objs = append(objs, id)
+		}
+	}
 	rt.proto.OnFailure(Failure{Node: rec.Node, At: rec.FailedAt, DetectedAt: rec.DetectedAt,
-		Objects: rec.objects, WasSpare: rec.wasSpare})
+		Objects: objs, WasSpare: rec.wasSpare})
 	rt.closeRecoveries()
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -203,5 +204,51 @@ func TestRestartOntoUndetectedFailure(t *testing.T) {
 		if n := rt.NodeOf(ObjID(i)); n != 0 && n != 3 {
 			t.Fatalf("object %d ended on node %d, want 0 or 3", i, n)
 		}
+	}
+}
+
+// reportCheckProto is lostRestartProto checking what each detection
+// reports: every object of a failure is lost and placed on the failed node.
+type reportCheckProto struct {
+	lostRestartProto
+	bad []string
+}
+
+func (p *reportCheckProto) OnFailure(f Failure) {
+	for _, id := range f.Objects {
+		if !p.RT.Lost(id) || p.RT.NodeOf(id) != f.Node {
+			p.bad = append(p.bad, fmt.Sprintf("node %d's failure reports object %d, lost %v on node %d", f.Node, id, p.RT.Lost(id), p.RT.NodeOf(id)))
+		}
+	}
+	p.lostRestartProto.OnFailure(f)
+}
+
+// In TestRestartOntoUndetectedFailure's run, object 2 is on node 2 when the
+// node fails, and the restart after node 1's detection re-creates it on
+// node 3, live, before node 2's failure is reported. The detection reports
+// only the objects lost on node 2 (those the restart placed there). It used
+// to report object 2 too: message logging then reset and restored a live,
+// running object, whose tickets clashed with those it had handed out, and
+// the run stood idle.
+func TestDetectionReportsOnlyLostObjects(t *testing.T) {
+	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) {
+		c.Spend(3 * Millisecond)
+		c.Send(c.Self(), 1, 0, nil)
+	}}
+	cfg := testConfig(4)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}, {Node: 2, At: 1500 * Microsecond}}
+	cfg.DetectDelay = Millisecond
+	cfg.Limit = Second
+	p := &reportCheckProto{}
+	rt, err := New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := rt.Run(); !res.Finished || !res.Outcome.OK {
+		t.Fatalf("finished %v, outcome %+v", res.Finished, res.Outcome)
+	}
+	if len(p.bad) > 0 {
+		t.Fatal(strings.Join(p.bad, "; "))
 	}
 }
