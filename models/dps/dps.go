@@ -285,6 +285,7 @@ type thread struct {
 	replaying int    // re-injected objects not yet handled
 	inGen     uint32 // split generation of the task being handled (stateless threads)
 	resendDue bool   // the split resends its outstanding tasks once replaying is 0
+	retired   bool   // a stateless thread lost and not re-created (Shrink)
 	timerGen  uint32
 	logs      bool // LogOrder applies to this thread
 	ord       orderState
@@ -764,6 +765,8 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 	if t.resendDue && t.replaying == 0 {
 		t.resendDue = false
 		p.resendAll()
+	} else if id == p.split && p.C.Retired > 0 && t.replaying == 0 && !t.resendDue {
+		p.resendRetired()
 	}
 	due := p.cfg.Every > 0 && t.handled >= p.cfg.Every ||
 		p.cfg.EveryProgress > 0 && p.RT.ObjectProgress(id)-t.ckProg >= p.cfg.EveryProgress
@@ -1034,6 +1037,7 @@ func (p *Protocol) recover(f sim.Failure) {
 		if p.th[id].stateless {
 			if p.canShrink() {
 				p.C.Retired++
+				p.th[id].retired = true
 				p.releaseCopies(id) // kept again for the threads its tasks go to
 			} else {
 				p.recreate(id)
@@ -1303,6 +1307,19 @@ func (p *Protocol) liveStateless() []sim.ObjID {
 		}
 	}
 	return out
+}
+
+// resendRetired hands to the survivors the tasks the split gave retired
+// threads after they were retired: a result a thread sent before its node
+// failed still arrives, and the split answers it with the thread's next
+// task, which would otherwise wait at the lost thread for ever.
+func (p *Protocol) resendRetired() {
+	for i := range p.th {
+		if id := sim.ObjID(i); p.th[i].retired && p.RT.Lost(id) {
+			p.releaseCopies(id)
+			p.resend(id)
+		}
+	}
 }
 
 // resendAll resends every outstanding task, after the split re-executed.
