@@ -96,6 +96,10 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int) [][]scenarios.Scripte
 //     the worker had sent before its node failed then arrived, and the
 //     master answered it with the worker's next task, which waited at the
 //     lost worker for ever. The split now hands such tasks on too.
+//   - "workers onto a replaced node": mpift-ia, out of spares, re-created
+//     a dead node's workers round robin over the slots, among them the
+//     slot of a failed node whose spare was still booting: the runtime
+//     aborts such a placement. Those slots are now skipped.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -116,6 +120,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"detected after the restart it struck", "stencil", mlogFullLog, searchClusters[3], []scenarios.ScriptedFailure{us(1, 2.753), us(0, 16.83)}},
 		{"re-created before the detection", "stencil", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}},
 		{"result after the failure", "farm", searchProtocols[6], searchClusters[0], []scenarios.ScriptedFailure{us(3, 35.585)}},
+		{"workers onto a replaced node", "farm", optionProtocols[3], searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -117,8 +117,15 @@ func (p *ModelIa) replace(n sim.NodeID, workers []sim.ObjID) {
 		return
 	}
 	rt.RemoveSlot(n)
-	slots := rt.Slots()
+	// not the slots of failed nodes whose spares are booting: their failure
+	// is known, and a worker placed there would be lost at once
+	replaced := slices.Collect(maps.Values(p.booting))
+	slots := slices.DeleteFunc(slices.Clone(rt.Slots()), func(s sim.NodeID) bool { return slices.Contains(replaced, s) })
 	if len(slots) == 0 {
+		if len(replaced) > 0 {
+			rt.Abort("mpift-ia: no live node to re-create the workers on while the spares boot (not modeled)")
+			return
+		}
 		rt.Abort("every node failed and no spare is left")
 		return
 	}
