@@ -100,6 +100,14 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int) [][]scenarios.Scripte
 //     a dead node's workers round robin over the slots, among them the
 //     slot of a failed node whose spare was still booting: the runtime
 //     aborts such a placement. Those slots are now skipped.
+//   - "TN not learned again": without multi_failure, a ticket (the TN a
+//     receiver gave a message) is kept by the sender's log and the
+//     receiver's table. A sender restored after a failure learns the TNs of
+//     its lost life again as its re-execution asks for tickets; a failure of
+//     the receiver before that lost the TN with both, the receiver handed
+//     it out again to another message, re-executed in another order and
+//     stood idle. The pattern is now reported, and the run restarts from
+//     scratch.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -121,12 +129,21 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"re-created before the detection", "stencil", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}},
 		{"result after the failure", "farm", searchProtocols[6], searchClusters[0], []scenarios.ScriptedFailure{us(3, 35.585)}},
 		{"workers onto a replaced node", "farm", optionProtocols[3], searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}},
+		{"TN not learned again", "farm", optionProtocols[9], searchClusters[0], []scenarios.ScriptedFailure{us(1, 244.561), us(0, 258.529), us(2, 272.497)}},
+		{"TN not learned again, pida", "pida", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(1, 326.184), us(4, 767.408)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			i := slices.IndexFunc(searchWorkloads, func(w searchWorkload) bool { return w.kind == tc.workload })
 			w := searchWorkloads[i]
-			c := searchCase{w.kind, w.period, w.keys, tc.protocol, tc.cluster}
+			keys := w.keys
+			if w.kind == "pida" {
+				if korfFile == "" {
+					t.Skip("the shared Korf instances are not there")
+				}
+				keys = append(keys[:len(keys):len(keys)], `korf_file="`+korfFile+`"`)
+			}
+			c := searchCase{w.kind, w.period, keys, tc.protocol, tc.cluster}
 			p, _ := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)
 			p.Scenario.Failures.Scripted = tc.plan
 			runSearch(t, fmt.Sprintf("%s, failures %v", c, tc.plan), p)

@@ -104,6 +104,11 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			f.Node, h.id, w.id))
 		return
 	}
+	if s, w, sn := p.unlearned(objs); s != nil {
+		p.fallback(f, fmt.Sprintf("node %d failed before object %d, restored after an earlier failure, had learned again the TN of its message %d to object %d, which object %d had processed: the TN was lost with both (the multiple-failure extension, multi_failure, logs it on the receiver's buddy)",
+			f.Node, s.id, sn, w.id, w.id))
+		return
+	}
 	maps.Copy(p.floors, floors)
 	p.gen++
 	r := &recovery{failed: f.Node, objs: objs, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime, placing: true}
@@ -355,6 +360,16 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 	ck := o.ckpt
 	o.reset()
 	o.node, o.inc = n, rt.Incarnation(n)
+	if !p.cfg.MultiFailure {
+		for _, x := range p.objs {
+			if d := x.done.Get(o.id); x != o && !rt.Lost(x.id) && d != nil && d.Max() > 0 {
+				if o.relearn == nil {
+					o.relearn = map[sim.ObjID]snSet{}
+				}
+				o.relearn[x.id] = d.clone()
+			}
+		}
+	}
 	for _, x := range ck.sn {
 		*o.sn.Ptr(x.dst) = x.sn
 	}
