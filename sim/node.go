@@ -33,6 +33,7 @@ type node struct {
 	diskFree    Time
 	memFree     Time
 	mem         [numMemKinds]int64
+	booted      func(NodeID) // a booting spare: what runs when it has booted
 }
 
 // queueOf is a FIFO that reuses its backing array.
@@ -149,20 +150,30 @@ func (rt *Runtime) TakeSpare(ready func(NodeID)) (NodeID, bool) {
 	l := &rt.links[n]
 	l.state = nodeBooting
 	rt.nodes[n].activeSince = rt.eng.now // powered on: it heartbeats and can fail from now
+	rt.nodes[n].booted = ready
 	rt.startFailureClock(n)
-	c := rt.calls.put(call{fn: func() { ready(n) }, node: n, inc: l.inc})
-	rt.eng.After(rt.cfg.SpareBoot, rt.kSpare, int32(n), int64(c))
+	rt.eng.After(rt.cfg.SpareBoot, rt.kSpare, int32(n), int64(l.inc))
 	return n, true
 }
 
+// OnSpareReady makes ready, instead of the function TakeSpare was given, run
+// when spare n has booted (nothing if n is not booting): a recovery that
+// gives up hands the spares it is booting to the one that takes over.
+func (rt *Runtime) OnSpareReady(n NodeID, ready func(NodeID)) {
+	if rt.links[n].state == nodeBooting {
+		rt.nodes[n].booted = ready
+	}
+}
+
 func (rt *Runtime) onSpareReady(ev Event) {
-	c := rt.calls.take(int32(ev.J))
-	l := &rt.links[ev.I]
-	if l.inc != c.inc || l.state != nodeBooting {
+	l, nd := &rt.links[ev.I], &rt.nodes[ev.I]
+	if uint32(ev.J) != l.inc || l.state != nodeBooting {
 		return
 	}
 	l.state = nodeActive
-	c.fn()
+	ready := nd.booted
+	nd.booted = nil
+	ready(NodeID(ev.I))
 }
 
 // activate brings a primary node into service at time 0.

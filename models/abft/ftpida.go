@@ -709,9 +709,6 @@ func (p *Protocol) recover(f sim.Failure, failed sim.NodeID, ws []sim.ObjID) {
 	if p.cfg.UseSpares {
 		spare, ok := rt.TakeSpare(func(s sim.NodeID) {
 			delete(p.booting, s)
-			if p.fallback {
-				return
-			}
 			rt.ReplaceSlot(failed, s)
 			for _, w := range ws {
 				p.restoreOn(f, w, s)
@@ -860,14 +857,14 @@ func (p *Protocol) giveUp(f sim.Failure, orphans []sim.ObjID) {
 	st.UnrecoverableNote = fmt.Sprintf("abft: worker(s) %s lost together with both ring neighbours' fault recovery information (three ring-consecutive failures); restarted from scratch",
 		strings.Join(ids, ", "))
 	p.fallback = true
-	// Spares booting for abandoned recoveries are not waited for: their slots go.
+	// the spares booting for abandoned recoveries are the restart's now
 	boots := make([]sim.NodeID, 0, len(p.booting))
 	for s := range p.booting {
 		boots = append(boots, s)
 	}
 	sort.Slice(boots, func(i, j int) bool { return boots[i] < boots[j] })
 	for _, s := range boots {
-		rt.RemoveSlot(p.booting[s].failed)
+		p.scratch.Adopt(s, p.booting[s].failed)
 		delete(p.booting, s)
 	}
 	for w := range p.fri {

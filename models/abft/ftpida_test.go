@@ -233,10 +233,11 @@ func TestFTPIDAThreeConsecutiveUnrecoverable(t *testing.T) {
 		res.Stats.Unrecoverable != 1 || res.Stats.Restarts != 1 || res.Stats.UnrecoverableNote == "" {
 		t.Fatalf("finished %v outcome %+v unrecoverable %d restarts %d", res.Finished, res.Outcome, res.Stats.Unrecoverable, res.Stats.Restarts)
 	}
-	// the fresh start ran on 5 nodes (the slot whose spare was booting for
-	// the abandoned recovery went), so node 0 held workers 0 and 1
-	if res.Stats.Failures != 4 || p.Counters.Restored != 2 {
-		t.Fatalf("%d failures, %d workers restored after the fresh start, want 4 and 2", res.Stats.Failures, p.Counters.Restored)
+	// the fresh start ran on 6 nodes (the spare booting for the abandoned
+	// recovery took its slot for the restart, as the others' spares did),
+	// so node 0 held worker 0 only
+	if res.Stats.Failures != 4 || p.Counters.Restored != 1 {
+		t.Fatalf("%d failures, %d workers restored after the fresh start, want 4 and 1", res.Stats.Failures, p.Counters.Restored)
 	}
 	t.Log(res.Stats.UnrecoverableNote)
 }

@@ -35,7 +35,6 @@ type ModelIa struct {
 	booting map[sim.NodeID]sim.NodeID // spare being booted -> worker node it replaces
 	next    int                       // round robin over survivors
 	scratch *none.Restarter
-	life    int // restarts from scratch so far: a spare booted for an earlier life is not used
 
 	// Resubmitted counts the tasks handed out again.
 	Resubmitted int
@@ -67,16 +66,13 @@ func (p *ModelIa) OnFailure(f sim.Failure) {
 		st.UnrecoverableNote = "the master died: Model-Ia assumes it cannot; the application restarted from scratch"
 	}
 	if p.scratch.Active() || containsObj(f.Objects, p.farm.Master()) {
-		p.life++
-		p.scratch.OnFailure(f)
-		// the worker nodes whose spares still boot are the restart's to
-		// replace now: it re-creates every object, and must not place one
-		// on a dead node
+		// the spares booting for workers' nodes are the restart's now: it
+		// re-creates every object once they are in place
 		for _, s := range slices.Sorted(maps.Keys(p.booting)) {
-			failed := p.booting[s]
+			p.scratch.Adopt(s, p.booting[s])
 			delete(p.booting, s)
-			p.scratch.OnFailure(sim.Failure{Node: failed, At: f.At, DetectedAt: f.DetectedAt})
 		}
+		p.scratch.OnFailure(f)
 		return
 	}
 	if f.WasSpare {
@@ -101,11 +97,7 @@ func containsObj(objs []sim.ObjID, o sim.ObjID) bool {
 // replace moves the workers of failed node n to a spare, or to survivors.
 func (p *ModelIa) replace(n sim.NodeID, workers []sim.ObjID) {
 	rt := p.RT
-	life := p.life
 	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
-		if life != p.life {
-			return // the restart from scratch replaced n meanwhile
-		}
 		delete(p.booting, s)
 		rt.ReplaceSlot(n, s)
 		for _, w := range workers {

@@ -459,7 +459,7 @@ func (p *Protocol) restoreGroup(r *recovery, e sim.NodeID, group []*object) {
 			restore(s)
 		})
 		if ok {
-			p.bootingGroup[spare] = take
+			p.bootingGroup[spare] = groupSpare{e, take}
 			return
 		}
 		slots := rt.Slots()

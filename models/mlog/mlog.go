@@ -120,13 +120,13 @@ type Protocol struct {
 	armed        map[sim.NodeID]uint32 // checkpoint timer armed on node (its incarnation)
 	recs         []*recovery
 	booting      map[sim.NodeID]*recovery
-	bootingGroup map[sim.NodeID]func() // spares booting for a crashed destination's group: what to do if they fail
-	retry        []*pendingLocal       // local-mode tuples waiting for a live buddy
-	retryRecv    []*receipt            // multi_failure: receivers' tuples waiting for a live buddy
-	receipts     []*receipt            // multi_failure: receipts done with, for reuse
-	entryBuf     []entry               // the rest of the block newEntry cuts entries from
-	sends        []*entry              // entries waiting for their first send, by timer (sendAt); nil: free
-	sendFree     []int64               // free slots of sends (a slot whose timer died with its node stays taken)
+	bootingGroup map[sim.NodeID]groupSpare // spares booting for a crashed destination's group
+	retry        []*pendingLocal           // local-mode tuples waiting for a live buddy
+	retryRecv    []*receipt                // multi_failure: receivers' tuples waiting for a live buddy
+	receipts     []*receipt                // multi_failure: receipts done with, for reuse
+	entryBuf     []entry                   // the rest of the block newEntry cuts entries from
+	sends        []*entry                  // entries waiting for their first send, by timer (sendAt); nil: free
+	sendFree     []int64                   // free slots of sends (a slot whose timer died with its node stays taken)
 	scratch      *none.Restarter
 	fallen       bool     // an unrecoverable pattern: restarting from scratch
 	life         int64    // bumped by each restart from scratch: older checkpoint timers are void
@@ -307,7 +307,7 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 	p.ckBusy = map[sim.NodeID]bool{}
 	p.armed = map[sim.NodeID]uint32{}
 	p.booting = map[sim.NodeID]*recovery{}
-	p.bootingGroup = map[sim.NodeID]func(){}
+	p.bootingGroup = map[sim.NodeID]groupSpare{}
 	p.holds = make([]int32, rt.NumObjects())
 	p.lastProgress = map[sim.NodeID]int64{}
 	p.prio = map[sim.NodeID]*priority{}
@@ -459,6 +459,13 @@ func (p *Protocol) firstSend(s *object, e *entry) {
 	} else {
 		p.requestTicket(s, e)
 	}
+}
+
+// groupSpare is a spare booting for crashed destination e's group, and what
+// to do if it fails while booting.
+type groupSpare struct {
+	e     sim.NodeID
+	again func()
 }
 
 // entryBlock is how many log entries newEntry allocates at once.

@@ -61,9 +61,9 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			delete(p.booting, f.Node)
 			p.replace(r)
 		}
-		if again := p.bootingGroup[f.Node]; again != nil {
+		if g, ok := p.bootingGroup[f.Node]; ok {
 			delete(p.bootingGroup, f.Node)
-			again()
+			g.again()
 		}
 		return
 	}
@@ -628,15 +628,27 @@ func (p *Protocol) fallback(f sim.Failure, note string) {
 		o.rlog = nil
 		o.ckpt = &objCkpt{initial: true}
 	}
-	// failed nodes whose spares are still booting are handed to the restarter
-	recs := p.recs
-	p.recs = nil
+	// the spares booting for failed nodes are the restarter's now, and the
+	// failed nodes without one are handed to it to replace
+	adopted := map[sim.NodeID]bool{}
+	for _, s := range slices.Sorted(maps.Keys(p.booting)) {
+		n := p.booting[s].failed
+		p.scratch.Adopt(s, n)
+		adopted[n] = true
+	}
+	for _, s := range slices.Sorted(maps.Keys(p.bootingGroup)) {
+		n := p.bootingGroup[s].e
+		p.scratch.Adopt(s, n)
+		adopted[n] = true
+	}
 	clear(p.booting)
 	clear(p.bootingGroup)
+	recs := p.recs
+	p.recs = nil
 	for _, r := range recs {
 		r.dead = true
 		for _, n := range append([]sim.NodeID{r.failed}, r.down...) {
-			if n != f.Node && slices.Contains(rt.Slots(), n) {
+			if n != f.Node && !adopted[n] && slices.Contains(rt.Slots(), n) {
 				p.scratch.OnFailure(sim.Failure{Node: n, At: rt.Now(), DetectedAt: rt.Now()})
 			}
 		}

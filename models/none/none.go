@@ -57,17 +57,29 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 	} else if !inSlots(rt, f.Node) {
 		return false
 	}
-	spare, ok := rt.TakeSpare(func(s sim.NodeID) {
-		delete(r.booting, s)
-		rt.ReplaceSlot(failed, s)
-		r.ready()
-	})
+	spare, ok := rt.TakeSpare(r.booted)
 	if ok {
 		r.booting[spare] = failed
 		return false
 	}
 	rt.RemoveSlot(failed)
 	return true
+}
+
+// Adopt takes over spare s, booting for failed node failed on behalf of a
+// recovery that gave up: s takes failed's place once booted, as a spare the
+// replacer took itself would, rather than a second spare being booted.
+func (r *Replacer) Adopt(s, failed sim.NodeID) {
+	r.booting[s] = failed
+	r.rt.OnSpareReady(s, r.booted)
+}
+
+// booted puts spare s in the place of the node it replaces.
+func (r *Replacer) booted(s sim.NodeID) {
+	failed := r.booting[s]
+	delete(r.booting, s)
+	r.rt.ReplaceSlot(failed, s)
+	r.ready()
 }
 
 // Restarter is the restart-from-scratch recovery, for this protocol and for
@@ -92,6 +104,10 @@ func NewRestarter(rt *sim.Runtime) *Restarter {
 	r.nodes = NewReplacer(rt, r.maybeRestart)
 	return r
 }
+
+// Adopt hands the restart spare s, booting for failed node failed on behalf
+// of a recovery that gave up (Replacer.Adopt). Call it before OnFailure.
+func (r *Restarter) Adopt(s, failed sim.NodeID) { r.nodes.Adopt(s, failed) }
 
 // Active reports whether a restart is in progress.
 func (r *Restarter) Active() bool { return r.active }

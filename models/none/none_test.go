@@ -96,3 +96,64 @@ func TestRestartOnSurvivors(t *testing.T) {
 		t.Fatalf("makespan %v: the restart on fewer nodes must be slower", res.Makespan)
 	}
 }
+
+// giveUpProto replaces a failed node by a spare itself and, at a second
+// failure while that spare boots, gives up: the restarter adopts the spare.
+type giveUpProto struct {
+	sim.BaseProtocol
+	r         *none.Restarter
+	booting   map[sim.NodeID]sim.NodeID
+	oldCalled bool // the ready function the protocol gave TakeSpare ran
+}
+
+func (p *giveUpProto) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.r = none.NewRestarter(rt)
+	p.booting = map[sim.NodeID]sim.NodeID{}
+}
+
+func (p *giveUpProto) OnFailure(f sim.Failure) {
+	if p.r.Active() || len(p.booting) > 0 {
+		for s, n := range p.booting {
+			p.r.Adopt(s, n)
+		}
+		clear(p.booting)
+		p.r.OnFailure(f)
+		return
+	}
+	if s, ok := p.RT.TakeSpare(func(sim.NodeID) { p.oldCalled = true }); ok {
+		p.booting[s] = f.Node
+	}
+}
+
+// A recovery that gives up while its spare boots hands the spare to the
+// restart from scratch: the restart puts it in the failed node's slot once
+// booted, and takes a spare for the second failed node only (two spares in
+// all, four slots after), where it used to take a second spare for the
+// first node as well (or, for abft, drop its slot).
+func TestRestarterAdoptsBootingSpare(t *testing.T) {
+	w, _ := synthetic.New(synthetic.Params{Objects: 4, Steps: 10, StepOps: 1e7}, 4)
+	cfg := sim.DefaultConfig()
+	cfg.Nodes, cfg.Spares = 4, 4
+	cfg.SpareBoot = 100 * sim.Millisecond
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 20 * sim.Millisecond}, {Node: 2, At: 50 * sim.Millisecond}}
+	p := &giveUpProto{}
+	rt, err := sim.New(cfg, w, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 1 {
+		t.Fatalf("finished %v outcome %+v restarts %d", res.Finished, res.Outcome, res.Stats.Restarts)
+	}
+	slots := rt.Slots()
+	if rt.SparesLeft() != 2 || len(slots) != 4 || p.oldCalled {
+		t.Fatalf("%d spares left, slots %v, the protocol's ready ran %v; want 2 left, 4 slots, not run", rt.SparesLeft(), slots, p.oldCalled)
+	}
+	for _, n := range slots {
+		if n == 1 || n == 2 {
+			t.Fatalf("slots %v still hold a failed node", slots)
+		}
+	}
+}
