@@ -175,13 +175,11 @@ func (p *lostRestartProto) OnFailure(f Failure) {
 	}
 }
 
-// Node 1 fails at 1 ms and node 2 at 1.5 ms, each detected a millisecond
-// later. The restart after node 1's detection places objects on node 2,
-// dead but not yet reported: they are lost at once, and node 2's detection
-// reports them, so the second restart (on nodes 0 and 3) completes. They
-// used to be placed as live objects on the dead node: nothing reported them
-// lost and the run never ended.
-func TestRestartOntoUndetectedFailure(t *testing.T) {
+// runUndetectedRestart runs four objects, one per node, each computing for
+// 3 ms, under p, with node 1 failing at 1 ms and node 2 at 1.5 ms, each
+// detected a millisecond later.
+func runUndetectedRestart(t *testing.T, p Protocol) (*Runtime, Result) {
+	t.Helper()
 	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) {
 		c.Spend(3 * Millisecond)
 		c.Send(c.Self(), 1, 0, nil)
@@ -191,12 +189,22 @@ func TestRestartOntoUndetectedFailure(t *testing.T) {
 	cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}, {Node: 2, At: 1500 * Microsecond}}
 	cfg.DetectDelay = Millisecond
 	cfg.Limit = Second
-	p := &lostRestartProto{}
 	rt, err := New(cfg, wl, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := rt.Run()
+	return rt, rt.Run()
+}
+
+// Node 1 fails at 1 ms and node 2 at 1.5 ms, each detected a millisecond
+// later. The restart after node 1's detection places objects on node 2,
+// dead but not yet reported: they are lost at once, and node 2's detection
+// reports them, so the second restart (on nodes 0 and 3) completes. They
+// used to be placed as live objects on the dead node: nothing reported them
+// lost and the run never ended.
+func TestRestartOntoUndetectedFailure(t *testing.T) {
+	p := &lostRestartProto{}
+	rt, res := runUndetectedRestart(t, p)
 	if !res.Finished || !res.Outcome.OK || p.restarts != 2 {
 		t.Fatalf("finished %v at %v, outcome %+v, %d restarts; want finished after 2", res.Finished, res.Makespan, res.Outcome, p.restarts)
 	}
@@ -231,21 +239,8 @@ func (p *reportCheckProto) OnFailure(f Failure) {
 // running object, whose tickets clashed with those it had handed out, and
 // the run stood idle.
 func TestDetectionReportsOnlyLostObjects(t *testing.T) {
-	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) {
-		c.Spend(3 * Millisecond)
-		c.Send(c.Self(), 1, 0, nil)
-	}}
-	cfg := testConfig(4)
-	cfg.Failures = ScriptedFailures
-	cfg.Planned = []ScriptedFailure{{Node: 1, At: Millisecond}, {Node: 2, At: 1500 * Microsecond}}
-	cfg.DetectDelay = Millisecond
-	cfg.Limit = Second
 	p := &reportCheckProto{}
-	rt, err := New(cfg, wl, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := rt.Run(); !res.Finished || !res.Outcome.OK {
+	if _, res := runUndetectedRestart(t, p); !res.Finished || !res.Outcome.OK {
 		t.Fatalf("finished %v, outcome %+v", res.Finished, res.Outcome)
 	}
 	if len(p.bad) > 0 {
