@@ -24,13 +24,34 @@ func TestFailureBurstsEveryProtocol(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		plans = 60
 	}
-	runs, failures, i := 0, 0, uint64(0)
+	searchBursts(t, plans, 0, false)
+}
+
+// TestLongFailureBursts is TestFailureBurstsEveryProtocol with longer
+// bursts: three to five failures of any node or spare, the same one again
+// among them (a failure of a node that is down already does not strike).
+// By default one plan per case; FTSIM_SEARCH=1 runs 40.
+func TestLongFailureBursts(t *testing.T) {
+	plans := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		plans = 40
+	}
+	searchBursts(t, plans, 1000, true)
+}
+
+// searchBursts runs plans burst plans (long ones with long) per case of
+// every workload under the variants of both random searches on
+// searchClusters; the plans of the i-th case (from 1) are drawn from seed
+// base+i.
+func searchBursts(t *testing.T, plans int, base uint64, long bool) {
+	t.Helper()
+	runs, failures, i := 0, 0, base
 	searchCases(append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
 		i++
 		// the plan is set after the fault-free run, which sets the times
 		p, ff := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)
 		rng := rand.New(rand.NewPCG(i, 0x6275727374))
-		for _, plan := range burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, plans) {
+		for _, plan := range burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, plans, long) {
 			p.Scenario.Failures.Scripted = plan
 			runs++
 			failures += runSearch(t, fmt.Sprintf("%s, failures %v", c, plan), p).Failures
@@ -48,20 +69,30 @@ func TestFailureBurstsEveryProtocol(t *testing.T) {
 var burstGaps = []float64{0, 0.001, 0.005, 0.02, 0.1, 0.25}
 
 // burstPlans draws n failure plans for a run of fault-free makespan ff on
-// nodes nodes (spares included): one to three failures of distinct nodes,
-// the first at a uniform time in the run, each next one a burstGaps delay
-// after the one before.
-func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int) [][]scenarios.ScriptedFailure {
+// nodes nodes (spares included): one to three failures of distinct nodes
+// (three to five of any nodes with long), the first at a uniform time in
+// the run, each next one a burstGaps delay after the one before.
+func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenarios.ScriptedFailure {
 	plans := make([][]scenarios.ScriptedFailure, n)
 	for i := range plans {
 		at := sim.Time(rng.Float64() * float64(ff))
-		order := rng.Perm(nodes)
-		plan := make([]scenarios.ScriptedFailure, 1+rng.IntN(min(3, nodes)))
+		var plan []scenarios.ScriptedFailure
+		var order []int
+		if long {
+			plan = make([]scenarios.ScriptedFailure, 3+rng.IntN(3))
+		} else {
+			order = rng.Perm(nodes)
+			plan = make([]scenarios.ScriptedFailure, 1+rng.IntN(min(3, nodes)))
+		}
 		for j := range plan {
 			if j > 0 {
 				at += sim.Time(burstGaps[rng.IntN(len(burstGaps))] * float64(ff))
 			}
-			plan[j] = scenarios.ScriptedFailure{Node: order[j], At: scenarios.Duration(at)}
+			if long {
+				plan[j] = scenarios.ScriptedFailure{Node: rng.IntN(nodes), At: scenarios.Duration(at)}
+			} else {
+				plan[j] = scenarios.ScriptedFailure{Node: order[j], At: scenarios.Duration(at)}
+			}
 		}
 		plans[i] = plan
 	}
@@ -108,6 +139,33 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int) [][]scenarios.Scripte
 //     it out again to another message, re-executed in another order and
 //     stood idle. The pattern is now reported, and the run restarts from
 //     scratch.
+//
+// and plans of TestLongFailureBursts:
+//   - "tuple holder failed after the fetch": with multi_failure, a node
+//     failed after the restarting node had fetched the remote message log
+//     it held, and before the restore; the restore dropped those tuples,
+//     handed their TNs to other messages, and dropped as stale the
+//     messages resent with them later. Tuples fetched are now restored.
+//   - "replacement failed before placing": the spare that replaced a
+//     restarting node that failed while placing failed in turn before it
+//     placed anything; the objects the first one had to recreate were
+//     forgotten (only what the second one held, nothing, was redone).
+//   - "next generation first": Game of Life tiles waited for ever when a
+//     neighbour's border of the next generation came before its border of
+//     this one, which message logging may do for the messages a restarted
+//     object receives again (see life's TestBordersOutOfOrder).
+//   - "TN lost with sender and receiver": without multi_failure, a sender
+//     migrated (fast restart) to its receiver's node; a failure of that
+//     node lost the TNs of the messages it had sent from its old node,
+//     which only its log and the receiver's table held. Any TN a lost
+//     object processed after its checkpoint that no surviving record holds
+//     is now reported (this also covers "TN not learned again" above).
+//   - "checkpoint begun before a restart from scratch": a node checkpoint
+//     that waited for its objects across a restart from scratch committed
+//     in the new life, leaving out an object re-created on the node
+//     meanwhile, but dropping, as covered by that object's checkpoint, the
+//     messages to it. Such a checkpoint is now void, and a package counts
+//     as covering only the objects in it.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -131,6 +189,11 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"workers onto a replaced node", "farm", optionProtocols[3], searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}},
 		{"TN not learned again", "farm", optionProtocols[9], searchClusters[0], []scenarios.ScriptedFailure{us(1, 244.561), us(0, 258.529), us(2, 272.497)}},
 		{"TN not learned again, pida", "pida", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(1, 326.184), us(4, 767.408)}},
+		{"tuple holder failed after the fetch", "life", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(1, 112.129), us(2, 137.462), us(1, 200.796)}},
+		{"replacement failed before placing", "stencil", mlogMaxLog, searchClusters[1], []scenarios.ScriptedFailure{us(2, 41.242), us(4, 44.068), us(5, 44.209)}},
+		{"next generation first", "life", mlogBasic, searchClusters[3], []scenarios.ScriptedFailure{us(5, 141.47), us(3, 141.47), us(5, 146.532), us(4, 171.843), us(2, 197.154)}},
+		{"TN lost with sender and receiver", "farm", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}},
+		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -97,7 +97,7 @@ func (p *Protocol) checkpoint(n sim.NodeID) {
 		}
 	}
 	p.ckBusy[n] = true
-	r := &ckptRun{p: p, n: n, inc: rt.Incarnation(n), objs: objs, left: len(objs)}
+	r := &ckptRun{p: p, n: n, inc: rt.Incarnation(n), life: p.life, objs: objs, left: len(objs)}
 	for _, o := range objs {
 		p.hold(o.id)
 	}
@@ -115,6 +115,7 @@ type ckptRun struct {
 	p    *Protocol
 	n    sim.NodeID
 	inc  uint32     // n's incarnation when the checkpoint began
+	life int64      // p.life then: a restart from scratch voids the run (and its holds)
 	b    sim.NodeID // the buddy the package goes to
 	objs []*object
 	left int // objects still running a handler
@@ -134,7 +135,7 @@ func (r *ckptRun) idle() {
 func (r *ckptRun) pack() {
 	p, n, objs := r.p, r.n, r.objs
 	rt := p.RT
-	if !rt.Alive(n) || rt.Incarnation(n) != r.inc {
+	if !rt.Alive(n) || rt.Incarnation(n) != r.inc || r.life != p.life {
 		return
 	}
 	resume := func() {
@@ -158,7 +159,7 @@ func (r *ckptRun) pack() {
 	}
 	var size int64
 	for _, o := range objs {
-		ck, err := p.snapshot(o, n)
+		ck, err := p.snapshot(o, n, objs)
 		if err != nil {
 			rt.Abort(fmt.Sprintf("mlog checkpoint: %v", err))
 			return
@@ -177,6 +178,9 @@ func (r *ckptRun) pack() {
 func (r *ckptRun) TransferDone(tag int32, ok bool) {
 	p, n, b, cks := r.p, r.n, r.b, r.cks
 	rt := p.RT
+	if r.life != p.life {
+		return // the node may checkpoint again in the new life: ckBusy is that run's
+	}
 	if tag == tagAck {
 		delete(p.ckBusy, n)
 		if ok {
@@ -211,8 +215,9 @@ func (r *ckptRun) TransferDone(tag int32, ok bool) {
 	rt.TransferTo(b, n, p.cfg.TicketBytes, tagAck, r)
 }
 
-// snapshot takes object o's checkpoint on node n.
-func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
+// snapshot takes object o's checkpoint on node n, in one package with the
+// checkpoints of objects pkg.
+func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, error) {
 	rt := p.RT
 	state, _, started, err := rt.Snapshot(o.id)
 	if err != nil {
@@ -253,8 +258,10 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID) (*objCkpt, error) {
 		// the receiver's checkpoint taken at the same instant: after a
 		// restore it never asks for it again (its done set has it), so the
 		// copy would only inflate the checkpoint (garbage collection drops it
-		// from the live log once the checkpoint commits)
-		local := p.objs[d].node == n && !rt.Lost(d)
+		// from the live log once the checkpoint commits). Not so for an
+		// object that came to the node (a migration, a restart from
+		// scratch) after the checkpoint began: it is not in the package
+		local := slices.Contains(pkg, p.objs[d]) && !rt.Lost(d)
 		var dd *snSet // what d has processed from o
 		if local {
 			dd = p.objs[d].done.Get(o.id)

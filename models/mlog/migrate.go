@@ -193,13 +193,21 @@ func (p *Protocol) sourceCrash(r *recovery, f sim.Failure, lost []*object) bool 
 	p.Stats.SourceCrashes++
 	r.attempt++
 	r.failed, r.node = f.Node, sim.None
-	r.redo = slices.Clone(lost)
+	// what the crashed node held, and what an earlier attempt had still to
+	// recreate on it (a crash of the replacement before it placed them)
+	for _, o := range lost {
+		if !slices.Contains(r.redo, o) {
+			r.redo = append(r.redo, o)
+		}
+	}
 	if r.migs == nil { // nothing was restored yet: every object is to recreate
 		r.redo = slices.Clone(r.objs)
 	}
 	var pend []*migration
 	for _, id := range slices.Sorted(maps.Keys(r.migs)) {
-		if m := r.migs[id]; !m.heardE || !m.heardF { // D marked the others migrated: they live on E
+		// D marked the others migrated (they live on E); a discarded one is
+		// in redo already
+		if m := r.migs[id]; (!m.heardE || !m.heardF) && !m.discarded {
 			pend = append(pend, m)
 		}
 	}

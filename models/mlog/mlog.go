@@ -249,11 +249,6 @@ type object struct {
 	// (0: not re-executing)
 	replayTo uint64
 	waiting  []*sim.Message // multi_failure: messages arrived while gated
-	// relearn: after a restore without multi_failure, what each other object
-	// had processed from the lost life; the TNs of those messages were in the
-	// sender's lost log and in the receiver's table only, until the
-	// re-execution's tickets learn them again (see unlearned)
-	relearn map[sim.ObjID]snSet
 	// the multi_failure flag "tuple on its way to the buddy" is in tns
 }
 
@@ -334,7 +329,7 @@ func (o *object) reset() {
 	o.logged = nil
 	o.senders, o.sendersMark = nil, 1 // marks of fresh or cloned done sets are 0
 	o.gated, o.waitFor, o.queued, o.missing, o.catchUp = false, nil, nil, nil, 0
-	o.replayTo, o.waiting, o.relearn = 0, nil, nil
+	o.replayTo, o.waiting = 0, nil
 }
 
 // Start records where every object lives and arms the checkpoint timers.

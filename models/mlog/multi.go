@@ -258,53 +258,6 @@ func (r *receipt) told(ok bool) {
 	}
 }
 
-// unlearned returns, when the multiple-failure extension is off, an object s
-// restored after an earlier failure and one of the objects just lost, w, such
-// that w had processed message sn of s's lost life and s's re-execution has
-// not yet learned that message's TN again: its ticket was in s's lost log and
-// in w's table, which died now, and w's re-execution could not reproduce the
-// order it processed its messages in.
-func (p *Protocol) unlearned(lost []*object) (s, w *object, sn uint64) {
-	if p.cfg.MultiFailure {
-		return nil, nil, 0
-	}
-	for _, o := range p.objs {
-		if len(o.relearn) == 0 || p.RT.Lost(o.id) {
-			continue
-		}
-		for _, x := range lost {
-			d, ok := o.relearn[x.id]
-			if !ok {
-				continue
-			}
-			kept := x.ckpt.doneOf(o.id) // what x's restore has processed already
-			var from uint64
-			if kept != nil {
-				from = kept.Low()
-			}
-			l := o.log.Get(x.id)
-			for q := from + 1; q <= d.Max(); q++ {
-				if d.has(q) && !kept.has(q) && !ticketed(l, q) {
-					return o, x, q
-				}
-			}
-		}
-	}
-	return nil, nil, 0
-}
-
-// ticketed reports whether log list l (in SN order) has an entry with SN sn
-// that knows its TN.
-func ticketed(l []*entry, sn uint64) bool {
-	i, _ := slices.BinarySearchFunc(l, sn, func(e *entry, sn uint64) int { return cmp.Compare(e.sn, sn) })
-	for ; i < len(l) && l[i].sn == sn; i++ {
-		if l[i].tn != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // replaying returns, when the multiple-failure extension is off, an object h
 // restored after an earlier failure that still re-executes and that talks to
 // one of the objects just lost (w): the TNs w had given to h's messages sent

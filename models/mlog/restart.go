@@ -71,9 +71,11 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	slices.Sort(ids)
 	objs := make([]*object, 0, len(ids))
 	for _, id := range ids {
-		o := p.objs[id]
+		objs = append(objs, p.objs[id])
+	}
+	w, lostTN, lostK := p.unordered(objs) // before their tables go
+	for _, o := range objs {
 		o.reset() // the log, the tables and the held messages died with the node
-		objs = append(objs, o)
 	}
 	if len(p.recs) > 0 {
 		if r := p.recs[0]; len(p.recs) == 1 && (p.sourceCrash(r, f, objs) || p.destinationCrash(r, f, objs)) {
@@ -104,9 +106,9 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			f.Node, h.id, w.id))
 		return
 	}
-	if s, w, sn := p.unlearned(objs); s != nil {
-		p.fallback(f, fmt.Sprintf("node %d failed before object %d, restored after an earlier failure, had learned again the TN of its message %d to object %d, which object %d had processed: the TN was lost with both (the multiple-failure extension, multi_failure, logs it on the receiver's buddy)",
-			f.Node, s.id, sn, w.id, w.id))
+	if w != nil {
+		p.fallback(f, fmt.Sprintf("node %d failed: object %d had processed message %d of object %d, TN %d, after its checkpoint, and no surviving log holds that TN (the sender's log died with the receiver's table, or the sender, restored after an earlier failure, had not learned it again): the re-execution cannot follow the order the other objects saw (the multiple-failure extension, multi_failure, logs every TN on the receiver's buddy)",
+			f.Node, w.id, lostK.sn, lostK.src, lostTN))
 		return
 	}
 	maps.Copy(p.floors, floors)
@@ -188,6 +190,64 @@ func (p *Protocol) restorable(o *object, ck *objCkpt) string {
 		}
 	}
 	return ""
+}
+
+// unordered returns, for objects lost together, one of them (w) that had
+// processed a message (k, TN tn) after the checkpoint it restarts from whose
+// TN no surviving record holds: a tuple in w's remote log, the live log of
+// a surviving sender, or the checkpoint of a sender lost with it. w's
+// re-execution would hand the TN to another message, and process its
+// messages in another order than the one the surviving objects saw (or
+// than a surviving tuple pins). It returns nil when every TN survives, or
+// when no object survives them (any order is then a valid execution).
+func (p *Protocol) unordered(lost []*object) (w *object, tn uint64, k pair) {
+	rt := p.RT
+	gone := map[sim.ObjID]bool{}
+	for _, o := range lost {
+		gone[o.id] = true
+	}
+	if !slices.ContainsFunc(p.objs, func(o *object) bool { return !gone[o.id] && !rt.Lost(o.id) }) {
+		return nil, 0, pair{}
+	}
+	for _, w := range lost {
+		if w.tnProcessed <= w.ckpt.tnProcessed {
+			continue
+		}
+		tuples := map[uint64]pair{}
+		for _, x := range w.rlog {
+			if rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc {
+				tuples[x.tn] = pair{x.src, x.sn}
+			}
+		}
+		for tn := w.ckpt.tnProcessed + 1; tn <= w.tnProcessed; tn++ {
+			k, ok := w.byTNAt(tn)
+			if !ok || tuples[tn] == k {
+				continue
+			}
+			s := p.objs[k.src]
+			var kept bool
+			switch {
+			case gone[s.id]: // its checkpoint's log (sorted by receiver, then SN)
+				l := s.ckpt.log
+				i, _ := slices.BinarySearchFunc(l, k.sn, func(e entry, sn uint64) int {
+					return cmp.Or(cmp.Compare(e.dst, w.id), cmp.Compare(e.sn, sn))
+				})
+				for ; i < len(l) && l[i].dst == w.id && l[i].sn == k.sn && !kept; i++ {
+					kept = l[i].tn == tn
+				}
+			case !rt.Lost(s.id): // its live log to w (in SN order)
+				l := s.log.Get(w.id)
+				i, _ := slices.BinarySearchFunc(l, k.sn, func(e *entry, sn uint64) int { return cmp.Compare(e.sn, sn) })
+				for ; i < len(l) && l[i].sn == k.sn && !kept; i++ {
+					kept = l[i].tn == tn
+				}
+			}
+			if !kept {
+				return w, tn, k
+			}
+		}
+	}
+	return nil, 0, pair{}
 }
 
 // present reports whether message (src, sn) waits at w (held, or delivered and
@@ -360,16 +420,6 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 	ck := o.ckpt
 	o.reset()
 	o.node, o.inc = n, rt.Incarnation(n)
-	if !p.cfg.MultiFailure {
-		for _, x := range p.objs {
-			if d := x.done.Get(o.id); x != o && !rt.Lost(x.id) && d != nil && d.Max() > 0 {
-				if o.relearn == nil {
-					o.relearn = map[sim.ObjID]snSet{}
-				}
-				o.relearn[x.id] = d.clone()
-			}
-		}
-	}
 	for _, x := range ck.sn {
 		*o.sn.Ptr(x.dst) = x.sn
 	}
@@ -387,15 +437,23 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 		o.logBytes += sz
 		p.memAdd(n, o.inc, sim.MemLog, sz)
 	}
+	// the tuples after the checkpoint were fetched with it: their TNs hold
+	// even if a holder failed since (its failure not yet handled). Such a
+	// tuple stays in the remote log, where it is lost: a failure of o
+	// before its next checkpoint is then unrecoverable (restorable)
 	keep := o.rlog[:0]
 	for _, x := range o.rlog {
-		if !(rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc) {
+		held := rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc
+		if x.tn <= ck.tnProcessed {
+			if held {
+				keep = append(keep, x)
+			}
 			continue
 		}
 		keep = append(keep, x)
-		if x.tn > ck.tnProcessed {
-			k := pair{x.src, x.sn}
-			o.setTN(k, x.tn)
+		k := pair{x.src, x.sn}
+		o.setTN(k, x.tn)
+		if held {
 			if o.logged == nil {
 				o.logged = map[pair]bool{}
 			}
