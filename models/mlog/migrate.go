@@ -434,12 +434,13 @@ func (p *Protocol) restoreGroup(r *recovery, e sim.NodeID, group []*object) {
 				}
 			}
 		}
-		pending := 1
+		pending, lost := 1, false
 		done := func(ok bool) {
+			lost = lost || !ok
 			if pending--; pending > 0 || !alive() {
 				return
 			}
-			if !ok { // a holder died meanwhile: a failure during the restart
+			if lost { // a holder died meanwhile: a failure during the restart
 				p.fallback(sim.Failure{Node: e}, fmt.Sprintf("a checkpoint of node %d's objects was lost while they were restored", e))
 				return
 			}

@@ -340,10 +340,11 @@ func (p *Protocol) fetch(r *recovery) {
 				}
 			}
 		}
-		pending := 1
+		pending, lost := 1, false
 		done := func(ok bool) {
+			lost = lost || !ok // a holder failed: its detection decides
 			pending--
-			if ok && pending == 0 && !p.fallen && !r.dead && r.attempt == attempt {
+			if !lost && pending == 0 && !p.fallen && !r.dead && r.attempt == attempt {
 				if attempt > 0 {
 					p.placeRedo(r)
 					return
