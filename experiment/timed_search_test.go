@@ -166,6 +166,12 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenar
 //     meanwhile, but dropping, as covered by that object's checkpoint, the
 //     messages to it. Such a checkpoint is now void, and a package counts
 //     as covering only the objects in it.
+//   - "forced rollback struck" (found by the same search with other seeds):
+//     abft on LCS forced live objects back to stage 0; a failure before
+//     one of them restarted planned the lost object against the stage the
+//     others still showed, not the one they were going back to, and the
+//     messages they then needed were never sent again. A forced rebuild
+//     not restarted yet is now planned again with the lost objects.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -193,6 +199,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"replacement failed before placing", "stencil", mlogMaxLog, searchClusters[1], []scenarios.ScriptedFailure{us(2, 41.242), us(4, 44.068), us(5, 44.209)}},
 		{"next generation first", "life", mlogBasic, searchClusters[3], []scenarios.ScriptedFailure{us(5, 141.47), us(3, 141.47), us(5, 146.532), us(4, 171.843), us(2, 197.154)}},
 		{"TN lost with sender and receiver", "farm", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}},
+		{"forced rollback struck", "dp", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}},
 		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}},
 	}
 	for _, tc := range cases {

@@ -183,6 +183,7 @@ type DPProtocol struct {
 	recovery sim.Time                             // sum over rebuilt objects of rebuild-start-to-restart time
 	target   []sim.NodeID                         // per lost object: the node it is rebuilt on, or None
 	gen      []uint64                             // per object: bumped by every plan, voiding older installs
+	rollback []int                                // per live object: 1 + the stage of a forced rebuild not restarted yet (0: none)
 	booting  map[sim.NodeID]bool                  // spares taken and booting
 	queued   bool                                 // a recovery round is scheduled
 	pk       func(j sim.ObjID, s int) []sim.ObjID // explicit peers of object j for stage s
@@ -341,6 +342,7 @@ func (p *DPProtocol) Init(rt *sim.Runtime) {
 	p.recStart = make([]sim.Time, p.n)
 	p.target = make([]sim.NodeID, p.n)
 	p.gen = make([]uint64, p.n)
+	p.rollback = make([]int, p.n)
 	p.booting = map[sim.NodeID]bool{}
 	for i := range p.n {
 		p.store[i] = map[sim.ObjID]map[int]cdCopy{}
@@ -672,13 +674,22 @@ func (p *DPProtocol) round() {
 		return
 	}
 	plans := map[sim.ObjID]*plan{}
+	lost := false
 	for j := range p.n {
-		if id := sim.ObjID(j); rt.Lost(id) && p.detected[j] {
+		id := sim.ObjID(j)
+		switch {
+		case rt.Lost(id) && p.detected[j]:
 			cds, _ := p.copies(id)
 			plans[id] = &plan{stage: len(cds)}
+			lost = true
+		case p.rollback[j] > 0 && !rt.Lost(id):
+			// a forced rebuild not restarted yet: the objects that wait for
+			// its messages see it at the stage it goes back to, not at the
+			// stage it still shows
+			plans[id] = &plan{stage: p.rollback[j] - 1, forced: true}
 		}
 	}
-	if len(plans) == 0 {
+	if !lost {
 		return
 	}
 	p.Counters.Rounds++
@@ -690,6 +701,7 @@ func (p *DPProtocol) round() {
 		cds, holders := p.copies(j)
 		cds, holders = cds[:pl.stage], holders[:pl.stage]
 		if pl.forced {
+			p.rollback[j] = pl.stage + 1
 			p.Counters.Forced++
 			p.transfer(j, rt.NodeOf(j), pl.stage, cds, holders)
 			continue
@@ -779,8 +791,8 @@ func (p *DPProtocol) transfer(j sim.ObjID, t sim.NodeID, stage int, cds []cdCopy
 	for s := range stage - 1 {
 		bg[rt.NodeOf(holders[s])] += cds[s].modeled + p.cfg.HeaderBytes
 	}
-	for n, b := range bg {
-		if n != t {
+	for _, n := range slices.Sorted(maps.Keys(bg)) { // in node order: a run is a function of its seed
+		if b := bg[n]; n != t {
 			p.Counters.BackgroundSent += b
 			rt.Transfer(n, t, b, ctlCD+1, func(bool) {})
 		}
@@ -931,6 +943,7 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 	}
 	p.detected[j] = false
 	p.target[j] = sim.None
+	p.rollback[j] = 0
 	p.captured[j] = stage
 	if err := rt.Restore(j, n, state, []*sim.Message{kick}, true); err != nil {
 		rt.Abort(fmt.Sprintf("abft: %v", err))
@@ -988,8 +1001,8 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 			if src == j || rt.Lost(src) {
 				continue
 			}
-			for tag, byTag := range p.sent[j] {
-				e, ok := byTag[src]
+			for _, tag := range slices.Sorted(maps.Keys(p.sent[j])) {
+				e, ok := p.sent[j][tag][src]
 				if t := dp.RequestStage(tag); !ok || t < 0 || p.got[k][logKey{j, int32(t)}] || p.object(src).Stage() > t {
 					continue
 				}
