@@ -52,35 +52,6 @@ func TestDistributedMatchesReference(t *testing.T) {
 	}
 }
 
-// reorder delivers, on every sender→receiver pair with the sender's id the
-// lower, each border of an even generation after the pair's next border (as
-// message logging may, for the messages a restarted object receives again):
-// a tile may then have the next generation's borders complete before this
-// one's. (Holding back both directions of a pair would make each tile wait
-// for the other.)
-type reorder struct {
-	sim.BaseProtocol
-	gens    int
-	held    map[[2]sim.ObjID]*sim.Message
-	swapped int
-}
-
-func (p *reorder) OnArrive(m *sim.Message) bool {
-	k := [2]sim.ObjID{m.Src, m.Dst}
-	if h := p.held[k]; h != nil {
-		delete(p.held, k)
-		p.RT.Deliver(m)
-		p.RT.Deliver(h)
-		p.swapped++
-		return false
-	}
-	if g := int(m.Tag) / 8; m.Src < m.Dst && m.Tag >= 0 && g%2 == 0 && g+2 < p.gens {
-		p.held[k] = m
-		return false
-	}
-	return true
-}
-
 // Borders delivered out of generation order (the next generation's before
 // this one's) still give the reference.
 func TestBordersOutOfOrder(t *testing.T) {
@@ -88,10 +59,10 @@ func TestBordersOutOfOrder(t *testing.T) {
 		t.Run(graph, func(t *testing.T) {
 			p := DefaultParams()
 			p.Width, p.Height, p.Generations, p.Graph, p.Tiles = 32, 32, 20, graph, []int64{4, 4}
-			proto := &reorder{gens: 20, held: map[[2]sim.ObjID]*sim.Message{}}
+			proto := &simtest.Reorder{Wait: sim.Second}
 			res := run(t, p, 4, sim.DefaultConfig(), proto)
-			if !res.Outcome.OK || proto.swapped == 0 {
-				t.Fatalf("outcome %+v, %d messages swapped", res.Outcome, proto.swapped)
+			if !res.Outcome.OK || proto.Swapped == 0 {
+				t.Fatalf("outcome %+v, %d messages swapped", res.Outcome, proto.Swapped)
 			}
 		})
 	}

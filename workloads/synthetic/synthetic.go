@@ -150,17 +150,22 @@ func (o *object) Handle(c *sim.Ctx, m *sim.Message) {
 		return
 	}
 	s, side := int64(m.Tag/2), m.Tag%2
+	if s < o.step {
+		return // a duplicate a protocol re-sent: its step is done
+	}
 	slot := s % 2
 	o.have[slot][side] = true
 	o.val[slot][side] = binary.LittleEndian.Uint64(m.Payload)
-	cur := o.step % 2
-	if s != o.step || !o.have[cur][0] || !o.have[cur][1] {
-		return
+	// a protocol may deliver a neighbour's value of the next step before its
+	// value of this one (message logging hands out the order of messages
+	// that reach a restarted object again as their tickets come in): the
+	// next step may be complete once this one is
+	for cur := o.step % 2; o.step < o.w.p.Steps && o.have[cur][0] && o.have[cur][1]; cur = o.step % 2 {
+		o.sum = mix(mix(o.sum, o.val[cur][0]), o.val[cur][1])
+		o.have[cur] = [2]bool{}
+		o.step++
+		o.work(c)
 	}
-	o.sum = mix(mix(o.sum, o.val[cur][0]), o.val[cur][1])
-	o.have[cur] = [2]bool{}
-	o.step++
-	o.work(c)
 }
 
 func (o *object) Progress() int64    { return o.step }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 func TestFaultFreeTimeIsExact(t *testing.T) {
@@ -51,5 +52,21 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	if err := r.UnmarshalBinary(b[:5]); err == nil {
 		t.Fatal("truncated state accepted")
+	}
+}
+
+// Values delivered out of step order (a neighbour's value of the next step
+// before its value of this one) still give the reference.
+func TestValuesOutOfOrder(t *testing.T) {
+	w, err := New(Params{Steps: 20, StepOps: 1e6, Exchange: 1000}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 4
+	proto := &simtest.Reorder{Wait: sim.Second}
+	res := simtest.Run(t, cfg, w, proto)
+	if !res.Outcome.OK || proto.Swapped == 0 {
+		t.Fatalf("outcome %+v, %d messages swapped", res.Outcome, proto.Swapped)
 	}
 }
