@@ -174,6 +174,11 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenar
 //     others still showed, not the one they were going back to, and the
 //     messages they then needed were never sent again. A forced rebuild
 //     not restarted yet is now planned again with the lost objects.
+//   - "spare failed under the transfer" (found with other seeds): FTPIDA*
+//     put a ready spare in a failed node's slot and sent it the workers'
+//     FRIs; the spare failed before they arrived, its failure reported no
+//     worker (none was there yet), and nothing recovered them. They are
+//     now recovered again when their transfer finds the spare dead.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -203,6 +208,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"next step first", "synthetic", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(3, 1148920.995), us(1, 1649079.799), us(2, 1849143.32)}},
 		{"TN lost with sender and receiver", "farm", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}},
 		{"forced rollback struck", "dp", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}},
+		{"spare failed under the transfer", "pida", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(0, 3049.558), us(4, 3058.293), us(6, 3058.293), us(4, 3058.293)}},
 		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}},
 	}
 	for _, tc := range cases {

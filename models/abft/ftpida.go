@@ -773,7 +773,19 @@ func (p *Protocol) restoreOn(f sim.Failure, w sim.ObjID, target sim.NodeID) {
 			return
 		}
 		if !rt.Alive(target) {
-			return // w is placed on the dead target: its failure's OnFailure recovers it
+			// the target failed before w was there, so its failure reported
+			// no worker: the workers that were on their way to it are
+			// recovered again (once: that moves them off it)
+			if rt.NodeOf(w) == target {
+				var ws []sim.ObjID
+				for x := range p.n {
+					if id := sim.ObjID(x); rt.Lost(id) && rt.NodeOf(id) == target {
+						ws = append(ws, id)
+					}
+				}
+				p.recover(f, target, ws)
+			}
+			return
 		}
 		p.restoreOn(f, w, sim.None)
 	})
