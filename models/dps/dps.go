@@ -1007,8 +1007,16 @@ func (p *Protocol) recover(f sim.Failure) {
 			lost = append(lost, id)
 		}
 	}
+	// the backups are chosen from the state at the failure: activating one
+	// thread voids the outputs its lost incarnation held back, which
+	// complete counts on for another lost thread (re-execution sends them
+	// again)
+	sources := map[sim.ObjID]*backup{}
 	for _, id := range lost {
-		if !p.th[id].stateless && p.source(id) == nil {
+		if p.th[id].stateless {
+			continue
+		}
+		if sources[id] = p.source(id); sources[id] == nil {
 			p.giveUp(f, id)
 			return
 		}
@@ -1025,8 +1033,8 @@ func (p *Protocol) recover(f sim.Failure) {
 	}
 	splitLost := false
 	for _, id := range lost {
-		if !p.th[id].stateless && p.source(id) != nil {
-			p.activate(id)
+		if bk := sources[id]; bk != nil {
+			p.activate(id, bk)
 			if id == p.split {
 				splitLost = true
 			}
@@ -1121,13 +1129,12 @@ func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
 	p.scratch.OnFailure(f)
 }
 
-// activate turns object id's first valid backup into the active thread: its
-// state is restored on the backup's node and its stored data objects are
-// re-injected in sequence-number order for re-execution.
-func (p *Protocol) activate(id sim.ObjID) {
+// activate turns backup bk of object id (its source at the failure) into the
+// active thread: its state is restored on the backup's node and its stored
+// data objects are re-injected in sequence-number order for re-execution.
+func (p *Protocol) activate(id sim.ObjID, bk *backup) {
 	rt := p.RT
 	t := &p.th[id]
-	bk := p.source(id)
 	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
 	p.memAdd(bk.node, memState, -bk.ck.size)
 	p.memAdd(bk.node, memQueue, -bk.bytes)
