@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -37,6 +38,24 @@ func TestLongFailureBursts(t *testing.T) {
 		plans = 40
 	}
 	searchBursts(t, plans, 1000, true)
+}
+
+// TestBurstRunsRepeat runs a long-burst plan of every case twice: the two
+// records must be equal. A run is a function of its scenario and seed only;
+// recoveries are where an iteration over a Go map (in random order) could
+// make it depend on more, and where such a dependence shows.
+func TestBurstRunsRepeat(t *testing.T) {
+	i := uint64(40000)
+	searchCases(append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
+		i++
+		p, ff := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)
+		p.Scenario.Failures.Scripted = burstPlans(rand.New(rand.NewPCG(i, 0x6275727374)), ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, true)[0]
+		a, errA := p.Run(0)
+		b, errB := p.Run(0)
+		if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s, failures %v: two runs differ:\n%+v (%v)\n%+v (%v)", c, p.Scenario.Failures.Scripted, a, errA, b, errB)
+		}
+	})
 }
 
 // searchBursts runs plans burst plans (long ones with long) per case of
