@@ -221,33 +221,44 @@ func (p *Protocol) unordered(lost []*object) (w *object, tn uint64, k pair) {
 		}
 		for tn := w.ckpt.tnProcessed + 1; tn <= w.tnProcessed; tn++ {
 			k, ok := w.byTNAt(tn)
-			if !ok || tuples[tn] == k {
+			if !ok {
 				continue
 			}
-			s := p.objs[k.src]
-			var kept bool
-			switch {
-			case gone[s.id]: // its checkpoint's log (sorted by receiver, then SN)
-				l := s.ckpt.log
-				i, _ := slices.BinarySearchFunc(l, k.sn, func(e entry, sn uint64) int {
-					return cmp.Or(cmp.Compare(e.dst, w.id), cmp.Compare(e.sn, sn))
-				})
-				for ; i < len(l) && l[i].dst == w.id && l[i].sn == k.sn && !kept; i++ {
-					kept = l[i].tn == tn
-				}
-			case !rt.Lost(s.id): // its live log to w (in SN order)
-				l := s.log.Get(w.id)
-				i, _ := slices.BinarySearchFunc(l, k.sn, func(e *entry, sn uint64) int { return cmp.Compare(e.sn, sn) })
-				for ; i < len(l) && l[i].sn == k.sn && !kept; i++ {
-					kept = l[i].tn == tn
-				}
-			}
-			if !kept {
+			if x, ok := tuples[tn]; !(ok && x == k) && !p.senderKnowsTN(p.objs[k.src], w, k.sn, tn, gone[k.src]) {
 				return w, tn, k
 			}
 		}
 	}
 	return nil, 0, pair{}
+}
+
+// senderKnowsTN reports whether sender s still knows that its message sn to
+// w has TN tn: in its checkpoint's log when it is lost with w (lostWith), in
+// its live log otherwise.
+func (p *Protocol) senderKnowsTN(s, w *object, sn, tn uint64, lostWith bool) bool {
+	if lostWith { // the checkpoint's log is sorted by receiver, then SN
+		l := s.ckpt.log
+		i, _ := slices.BinarySearchFunc(l, sn, func(e entry, sn uint64) int {
+			return cmp.Or(cmp.Compare(e.dst, w.id), cmp.Compare(e.sn, sn))
+		})
+		for ; i < len(l) && l[i].dst == w.id && l[i].sn == sn; i++ {
+			if l[i].tn == tn {
+				return true
+			}
+		}
+		return false
+	}
+	if p.RT.Lost(s.id) {
+		return false
+	}
+	l := s.log.Get(w.id) // in SN order
+	i, _ := slices.BinarySearchFunc(l, sn, func(e *entry, sn uint64) int { return cmp.Compare(e.sn, sn) })
+	for ; i < len(l) && l[i].sn == sn; i++ {
+		if l[i].tn == tn {
+			return true
+		}
+	}
+	return false
 }
 
 // present reports whether message (src, sn) waits at w (held, or delivered and
