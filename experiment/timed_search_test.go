@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"ftsim/scenarios"
@@ -31,13 +32,21 @@ func TestFailureBurstsEveryProtocol(t *testing.T) {
 // TestLongFailureBursts is TestFailureBurstsEveryProtocol with longer
 // bursts: three to five failures of any node or spare, the same one again
 // among them (a failure of a node that is down already does not strike).
-// By default one plan per case; FTSIM_SEARCH=1 runs 40.
+// By default one plan per case; FTSIM_SEARCH=1 runs 40. The plans of case
+// i are drawn from seed 1000+i, or FTSIM_BURST_SEEDS+i.
 func TestLongFailureBursts(t *testing.T) {
 	plans := 1
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		plans = 40
 	}
-	searchBursts(t, plans, 1000, true)
+	base := uint64(1000)
+	if v := os.Getenv("FTSIM_BURST_SEEDS"); v != "" {
+		var err error
+		if base, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("FTSIM_BURST_SEEDS=%q: %v", v, err)
+		}
+	}
+	searchBursts(t, plans, base, true)
 }
 
 // TestBurstRunsRepeat runs a long-burst plan of every case twice: the two

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"ftsim/scenarios"
+	"ftsim/sim"
+	"ftsim/sim/simtest"
 )
 
 // Every workload, under every general-purpose protocol, with failures
@@ -65,6 +67,49 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 				}
 				t.Log(fmt.Sprintf("makespan %.6g s, baseline %.6g s, failures %d, restarts %d, checkpoints %d",
 					r.MakespanS, r.BaselineS, r.Failures, r.Restarts, r.Checkpoints))
+			})
+		}
+	}
+}
+
+// Every workload of the searches ends with its reference answer when messages
+// arrive out of order (simtest.Reorder: every other message of a pair after
+// the pair's next one), as message logging may deliver them to a restarted
+// object: a workload must not count on the order of its messages.
+func TestWorkloadsOutOfOrder(t *testing.T) {
+	for _, wl := range searchWorkloads {
+		if wl.kind == "pida" && korfFile == "" {
+			continue
+		}
+		for _, nodes := range []int{4, 6} {
+			t.Run(fmt.Sprintf("%s/%d nodes", wl.kind, nodes), func(t *testing.T) {
+				over := []string{"workload.kind=" + wl.kind, fmt.Sprintf("cluster.nodes=%d", nodes), "failures.distribution=none"}
+				for _, k := range wl.keys {
+					over = append(over, "workload."+k)
+				}
+				if wl.kind == "pida" {
+					over = append(over, `workload.korf_file="`+korfFile+`"`)
+				}
+				s, err := scenarios.Parse("reorder.toml", []byte(`name = "reorder"`), over)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, err := buildWorkload(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg, err := clusterConfig(s, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				proto := &simtest.Reorder{Wait: sim.Second}
+				res := simtest.Run(t, cfg, w, proto)
+				if !res.Outcome.OK {
+					t.Fatalf("outcome %+v", res.Outcome)
+				}
+				if proto.Swapped == 0 && wl.kind != "farm" {
+					t.Fatal("no message was delivered out of order: the test tests nothing")
+				}
 			})
 		}
 	}
