@@ -29,6 +29,15 @@ type searchWorkload struct {
 	keys         []string
 }
 
+// fullKeys are the workload's keys with the shared Korf instance file for
+// pida; ok is false for pida when that file is not there.
+func (w searchWorkload) fullKeys() (keys []string, ok bool) {
+	if w.kind != "pida" {
+		return w.keys, true
+	}
+	return append(w.keys[:len(w.keys):len(w.keys)], `korf_file="`+korfFile+`"`), korfFile != ""
+}
+
 // searchProtocol is a protocol variant of the searches, on the workloads
 // named in only (all when empty). A key's value "PERIOD" stands for the
 // workload's checkpoint period.
@@ -129,12 +138,9 @@ func (c searchCase) String() string {
 // it, on every cluster.
 func searchCases(protocols []searchProtocol, clusters [][]string, each func(searchCase)) {
 	for _, wl := range searchWorkloads {
-		keys := wl.keys
-		if wl.kind == "pida" {
-			if korfFile == "" {
-				continue
-			}
-			keys = append(keys[:len(keys):len(keys)], `korf_file="`+korfFile+`"`)
+		keys, ok := wl.fullKeys()
+		if !ok {
+			continue
 		}
 		for _, pr := range protocols {
 			if len(pr.only) > 0 && !slices.Contains(pr.only, wl.kind) {

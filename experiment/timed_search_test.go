@@ -250,12 +250,9 @@ func TestFailureBurstRegressions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			i := slices.IndexFunc(searchWorkloads, func(w searchWorkload) bool { return w.kind == tc.workload })
 			w := searchWorkloads[i]
-			keys := w.keys
-			if w.kind == "pida" {
-				if korfFile == "" {
-					t.Skip("the shared Korf instances are not there")
-				}
-				keys = append(keys[:len(keys):len(keys)], `korf_file="`+korfFile+`"`)
+			keys, ok := w.fullKeys()
+			if !ok {
+				t.Skip("the shared Korf instances are not there")
 			}
 			c := searchCase{w.kind, w.period, keys, tc.protocol, tc.cluster}
 			p, _ := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)

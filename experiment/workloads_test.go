@@ -78,17 +78,15 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 // object: a workload must not count on the order of its messages.
 func TestWorkloadsOutOfOrder(t *testing.T) {
 	for _, wl := range searchWorkloads {
-		if wl.kind == "pida" && korfFile == "" {
+		keys, ok := wl.fullKeys()
+		if !ok {
 			continue
 		}
 		for _, nodes := range []int{4, 6} {
 			t.Run(fmt.Sprintf("%s/%d nodes", wl.kind, nodes), func(t *testing.T) {
 				over := []string{"workload.kind=" + wl.kind, fmt.Sprintf("cluster.nodes=%d", nodes), "failures.distribution=none"}
-				for _, k := range wl.keys {
+				for _, k := range keys {
 					over = append(over, "workload."+k)
-				}
-				if wl.kind == "pida" {
-					over = append(over, `workload.korf_file="`+korfFile+`"`)
 				}
 				s, err := scenarios.Parse("reorder.toml", []byte(`name = "reorder"`), over)
 				if err != nil {

@@ -45,15 +45,6 @@ func (s *Set) Add(q uint64) {
 // next one is not.
 func (s *Set) Low() uint64 { return s.low }
 
-// Max returns the largest member (0 for the empty set).
-func (s *Set) Max() uint64 {
-	m := s.low
-	for q := range s.above {
-		m = max(m, q)
-	}
-	return m
-}
-
 // Covers reports whether every member of o is in s.
 func (s *Set) Covers(o *Set) bool {
 	for q := s.low + 1; q <= o.low; q++ {

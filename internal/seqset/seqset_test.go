@@ -79,25 +79,3 @@ func TestCovers(t *testing.T) {
 		}
 	}
 }
-
-func TestMax(t *testing.T) {
-	cases := []struct {
-		name string
-		add  []uint64
-		want uint64
-	}{
-		{"empty", nil, 0},
-		{"in order", []uint64{1, 2, 3}, 3},
-		{"past a gap", []uint64{1, 2, 7, 5}, 7},
-		{"gap filled", []uint64{2, 1}, 2},
-	}
-	for _, c := range cases {
-		var s Set
-		for _, q := range c.add {
-			s.Add(q)
-		}
-		if got := s.Max(); got != c.want {
-			t.Errorf("%s: Max = %d, want %d", c.name, got, c.want)
-		}
-	}
-}
