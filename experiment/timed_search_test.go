@@ -244,6 +244,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"forced rollback struck", "dp", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}},
 		{"spare failed under the transfer", "pida", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(0, 3049.558), us(4, 3058.293), us(6, 3058.293), us(4, 3058.293)}},
 		{"backup chosen after another's activation", "life", optionProtocols[8], searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}},
+		{"iteration learned from a no-work answer", "pida", searchProtocols[10], searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}},
 		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}},
 	}
 	for _, tc := range cases {

@@ -480,7 +480,13 @@ func (k *Worker) Handle(ctx *sim.Ctx, m *sim.Message) {
 	if k.done {
 		return // the answer is known; requesters learn it from the broadcast
 	}
-	if iter > k.iter {
+	// Only the bound and solution broadcasts and work move a worker to a
+	// newer iteration. Requests and "no work" answers carry their sender's
+	// iteration as information: a fault-tolerance protocol holds back only
+	// the messages that carry work, credit or the search's outcome, so a
+	// "no work" may come from a coordinator state that a recovery then rolls
+	// back to the iteration before.
+	if iter > k.iter && (m.Tag == tagBound || m.Tag == tagWork || m.Tag == tagSolved) {
 		k.enter(iter, bound)
 	}
 	src := int(m.Src)

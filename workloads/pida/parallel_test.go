@@ -2,6 +2,7 @@ package pida
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
@@ -238,6 +239,40 @@ func TestParallelUnderReordering(t *testing.T) {
 			if !res.Outcome.OK || st.BeforeLast != before || st.Anomalies != 0 || len(st.PerWorker) != c.nodes*c.perNode {
 				t.Errorf("%+v seed %d: %+v, before last %d (want %d), %d anomalies", c, seed, res.Outcome, st.BeforeLast, before, st.Anomalies)
 			}
+		}
+	}
+}
+
+// aheadNotices makes every work request and "no work" answer claim the
+// iteration after its sender's, with a larger bound: what a worker sends
+// from a state a fault-tolerance protocol then rolls back, since such a
+// protocol holds back only the messages that carry work or credit (FTPIDA*).
+type aheadNotices struct{ sim.BaseProtocol }
+
+func (*aheadNotices) OnSend(m *sim.Message) bool {
+	if m.Tag == tagRequest || m.Tag == tagNoWork {
+		d := decoder{data: m.Payload}
+		iter, bound := d.uvarint("iteration"), d.uvarint("bound")
+		head := binary.AppendUvarint(binary.AppendUvarint(nil, iter+1), bound+2)
+		m.Payload = append(head, d.data...)
+	}
+	return true
+}
+
+// Only bound and solution broadcasts and work move a worker to a newer
+// iteration. Before, any message did: under FTPIDA*, a "no work" answer the
+// coordinator sent in an iteration it started just before it failed took
+// the others there, and then its restored self, still collecting the last
+// iteration's credit, which it dropped; nobody held the new iteration's
+// root, and the workers asked each other for work without end.
+func TestIterationOnlyFromBroadcastsAndWork(t *testing.T) {
+	loadKorf(t)
+	for _, id := range []int{12, 55} {
+		w, res, objs := parRun(t, korfParams(id, 4, "random"), 4, sim.DefaultConfig(), &aheadNotices{})
+		st := w.SearchStats(objs)
+		_, before := w.ReferenceExpanded()
+		if want := strconv.Itoa(korfByID(t, id).Optimal); !res.Outcome.OK || res.Outcome.Answer != want || st.BeforeLast != before || st.Anomalies != 0 {
+			t.Errorf("korf %d: %+v (want length %s), before last %d (want %d), %d anomalies", id, res.Outcome, want, st.BeforeLast, before, st.Anomalies)
 		}
 	}
 }
