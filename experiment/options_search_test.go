@@ -35,7 +35,7 @@ func TestRandomFailuresProtocolOptions(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		seeds = 40
 	}
-	searchRandomFailures(t, optionProtocols, searchClusters, seeds)
+	searchRandomFailures(t, optionProtocols, searchClusters, seeds, searchMTBFs)
 }
 
 // smallClusters are machines of one and two nodes, with one core or two.
@@ -62,7 +62,7 @@ func TestRandomFailuresSmallClusters(t *testing.T) {
 			ps = append(ps, p)
 		}
 	}
-	searchRandomFailures(t, ps, smallClusters, seeds)
+	searchRandomFailures(t, ps, smallClusters, seeds, searchMTBFs)
 }
 
 // TestRandomFailuresWeibullRepair runs the variants of both searches on
@@ -82,5 +82,22 @@ func TestRandomFailuresWeibullRepair(t *testing.T) {
 		weibull := append(slices.Clone(c), `failures.distribution="weibull"`, "failures.weibull_shape=0.5")
 		clusters = append(clusters, weibull, append(slices.Clone(weibull), repairQuarter))
 	}
-	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds)
+	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds, searchMTBFs)
+}
+
+// TestRandomFailuresHighRate runs the variants of both searches on
+// searchClusters at a node MTBF of 1.5 fault-free runs (on 4-6 nodes, two
+// to four failures a run, often during a recovery), with exponential
+// failures and with Weibull failures of shape 0.5: 1 seed per case by
+// default, 40 with FTSIM_SEARCH=1.
+func TestRandomFailuresHighRate(t *testing.T) {
+	seeds := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	var clusters [][]string
+	for _, c := range searchClusters {
+		clusters = append(clusters, c, append(slices.Clone(c), `failures.distribution="weibull"`, "failures.weibull_shape=0.5"))
+	}
+	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds, []float64{1.5})
 }

@@ -91,24 +91,28 @@ func TestRandomFailuresEveryProtocol(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		seeds = 40
 	}
-	searchRandomFailures(t, searchProtocols, searchClusters, seeds)
+	searchRandomFailures(t, searchProtocols, searchClusters, seeds, searchMTBFs)
 }
+
+// searchMTBFs are the node MTBFs of the random searches, in fault-free runs.
+var searchMTBFs = []float64{4, 12}
 
 // repairQuarter, among a cluster's keys, makes a failed node return to the
 // spare pool a quarter of the fault-free run after it failed.
 const repairQuarter = "cluster.repair=FF/4"
 
 // searchRandomFailures runs every workload under protocols on every
-// cluster, at both failure rates, with seeds seeds each.
-func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][]string, seeds int) {
+// cluster, at node MTBFs of each of mtbfs fault-free runs, with seeds seeds
+// each.
+func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][]string, seeds int, mtbfs []float64) {
 	t.Helper()
 	runs, failures := 0, 0
 	searchCases(protocols, clusters, func(c searchCase) {
-		for _, factor := range []sim.Time{4, 12} {
+		for _, factor := range mtbfs {
 			for seed := 1; seed <= seeds; seed++ {
-				name := fmt.Sprintf("%s, node MTBF %d fault-free runs, seed %d", c, factor, seed)
+				name := fmt.Sprintf("%s, node MTBF %g fault-free runs, seed %d", c, factor, seed)
 				p, ff := c.prepare(t, seed, "failures.distribution=exponential")
-				p.Scenario.Failures.NodeMTBF = scenarios.Duration(factor * ff)
+				p.Scenario.Failures.NodeMTBF = scenarios.Duration(factor * float64(ff))
 				r := runSearch(t, name, p)
 				runs++
 				failures += r.Failures
