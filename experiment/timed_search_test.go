@@ -224,33 +224,39 @@ func TestFailureBurstRegressions(t *testing.T) {
 		protocol       searchProtocol
 		cluster        []string
 		plan           []scenarios.ScriptedFailure
+		keys           []string // the workload's keys; nil: the search's
 	}{
-		{"buddy changed, multi_failure", "life", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(3, 6.183), us(0, 94.479), us(1, 182.775)}},
-		{"buddy changed, local tuple", "dp", mlogMaxLog, searchClusters[0], []scenarios.ScriptedFailure{us(2, 357.45), us(1, 400.685), us(0, 409.332)}},
-		{"buddy changed, after a restart from scratch", "farm", mlogFullLog, searchClusters[0], []scenarios.ScriptedFailure{us(0, 471.81), us(3, 474.603), us(2, 530.478)}},
-		{"after a restart from scratch", "stencil", mlogBasic, searchClusters[0], []scenarios.ScriptedFailure{us(0, 68.935), us(2, 69.076)}},
-		{"spare fails before placing", "life", mlogFastMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 283.318), us(4, 283.671)}},
-		{"detected after the restart it struck", "stencil", mlogFullLog, searchClusters[3], []scenarios.ScriptedFailure{us(1, 2.753), us(0, 16.83)}},
-		{"re-created before the detection", "stencil", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}},
-		{"result after the failure", "farm", searchProtocols[6], searchClusters[0], []scenarios.ScriptedFailure{us(3, 35.585)}},
-		{"workers onto a replaced node", "farm", optionProtocols[3], searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}},
-		{"TN not learned again", "farm", optionProtocols[9], searchClusters[0], []scenarios.ScriptedFailure{us(1, 244.561), us(0, 258.529), us(2, 272.497)}},
-		{"TN not learned again, pida", "pida", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(1, 326.184), us(4, 767.408)}},
-		{"tuple holder failed after the fetch", "life", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(1, 112.129), us(2, 137.462), us(1, 200.796)}},
-		{"replacement failed before placing", "stencil", mlogMaxLog, searchClusters[1], []scenarios.ScriptedFailure{us(2, 41.242), us(4, 44.068), us(5, 44.209)}},
-		{"next generation first", "life", mlogBasic, searchClusters[3], []scenarios.ScriptedFailure{us(5, 141.47), us(3, 141.47), us(5, 146.532), us(4, 171.843), us(2, 197.154)}},
-		{"next step first", "synthetic", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(3, 1148920.995), us(1, 1649079.799), us(2, 1849143.32)}},
-		{"TN lost with sender and receiver", "farm", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}},
-		{"forced rollback struck", "dp", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}},
-		{"spare failed under the transfer", "pida", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(0, 3049.558), us(4, 3058.293), us(6, 3058.293), us(4, 3058.293)}},
-		{"backup chosen after another's activation", "life", optionProtocols[8], searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}},
-		{"iteration learned from a no-work answer", "pida", searchProtocols[10], searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}},
-		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}},
+		{"buddy changed, multi_failure", "life", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(3, 6.183), us(0, 94.479), us(1, 182.775)}, nil},
+		{"buddy changed, local tuple", "dp", mlogMaxLog, searchClusters[0], []scenarios.ScriptedFailure{us(2, 357.45), us(1, 400.685), us(0, 409.332)}, nil},
+		{"buddy changed, after a restart from scratch", "farm", mlogFullLog, searchClusters[0], []scenarios.ScriptedFailure{us(0, 471.81), us(3, 474.603), us(2, 530.478)}, nil},
+		{"after a restart from scratch", "stencil", mlogBasic, searchClusters[0], []scenarios.ScriptedFailure{us(0, 68.935), us(2, 69.076)}, nil},
+		{"spare fails before placing", "life", mlogFastMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 283.318), us(4, 283.671)}, nil},
+		{"detected after the restart it struck", "stencil", mlogFullLog, searchClusters[3], []scenarios.ScriptedFailure{us(1, 2.753), us(0, 16.83)}, nil},
+		{"re-created before the detection", "stencil", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}, nil},
+		{"result after the failure", "farm", searchProtocols[6], searchClusters[0], []scenarios.ScriptedFailure{us(3, 35.585)}, nil},
+		{"workers onto a replaced node", "farm", optionProtocols[3], searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}, nil},
+		{"TN not learned again", "farm", optionProtocols[9], searchClusters[0], []scenarios.ScriptedFailure{us(1, 244.561), us(0, 258.529), us(2, 272.497)}, nil},
+		{"TN not learned again, pida", "pida", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(1, 326.184), us(4, 767.408)}, nil},
+		{"tuple holder failed after the fetch", "life", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(1, 112.129), us(2, 137.462), us(1, 200.796)}, nil},
+		{"replacement failed before placing", "stencil", mlogMaxLog, searchClusters[1], []scenarios.ScriptedFailure{us(2, 41.242), us(4, 44.068), us(5, 44.209)}, nil},
+		{"next generation first", "life", mlogBasic, searchClusters[3], []scenarios.ScriptedFailure{us(5, 141.47), us(3, 141.47), us(5, 146.532), us(4, 171.843), us(2, 197.154)}, nil},
+		{"next step first", "synthetic", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(3, 1148920.995), us(1, 1649079.799), us(2, 1849143.32)}, nil},
+		{"TN lost with sender and receiver", "farm", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}, nil},
+		{"forced rollback struck", "dp", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}, nil},
+		{"spare failed under the transfer", "pida", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(0, 3049.558), us(4, 3058.293), us(6, 3058.293), us(4, 3058.293)}, nil},
+		{"backup chosen after another's activation", "life", optionProtocols[8], searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}, nil},
+		{"iteration learned from a no-work answer", "pida", searchProtocols[10], searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}, nil},
+		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}, nil},
+		{"backup regenerated during a replay", "pida", searchProtocols[7], searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)},
+			[]string{"korf=12", "objects_per_node=3", `victim="random"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			i := slices.IndexFunc(searchWorkloads, func(w searchWorkload) bool { return w.kind == tc.workload })
 			w := searchWorkloads[i]
+			if tc.keys != nil {
+				w.keys = tc.keys
+			}
 			keys, ok := w.fullKeys()
 			if !ok {
 				t.Skip("the shared Korf instances are not there")

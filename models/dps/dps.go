@@ -1375,6 +1375,20 @@ func (p *Protocol) regenerate(id sim.ObjID) {
 				ck.queue = append(ck.queue, c)
 				wire += m.WireSize()
 			}
+			if p.logging(t) && len(inbox) > 0 {
+				// The inbox of a re-executing thread holds objects whose
+				// handling order was logged (the lost incarnation's
+				// consequences of them were seen), and the thread handles
+				// its inbox in order: the new backup gets that order, or
+				// a re-activation from it would replay them by sequence
+				// number and re-post other content under operation
+				// identifiers already received.
+				ck.log = make(map[uint64]msgKey, len(inbox))
+				for i, m := range inbox {
+					ck.log[ck.count+1+uint64(i)] = msgKey{m.Src, m.Hdr.Op}
+				}
+				wire += p.cfg.EntryBytes * int64(len(inbox))
+			}
 			p.ship(id, bk, rt.NodeOf(id), ck, wire)
 		})
 	}
