@@ -22,6 +22,21 @@ var searchWorkloads = []searchWorkload{
 	{"pida", "1ms", []string{"korf=94", "objects_per_node=2"}}, // korf_file added when the data is there
 }
 
+// otherWorkloads are other sizes and options of the workloads, with a
+// checkpoint period of about an eighth of each fault-free run: three objects
+// per node (life, stencil, pida), knapsack and TSP, work requests (dp),
+// random victims (pida), steps without exchanges (synthetic).
+var otherWorkloads = []searchWorkload{
+	{"life", "17us", []string{"width=40", "height=36", "generations=25", "objects_per_node=3"}},
+	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=3"}},
+	{"dp", "8us", []string{`problem="knapsack"`, "random_items=40", "capacity=300", "requests=true", "objects_per_node=2"}},
+	{"dp", "4us", []string{`problem="tsp"`, "random_cities=9"}},
+	{"dp", "32us", []string{`problem="lcs"`, "random_a=200", "random_b=150", "requests=true", "objects_per_node=2"}},
+	{"farm", "100us", []string{"width=64", "height=64", "tile=8", "max_iter=200", "objects_per_node=2"}},
+	{"synthetic", "375ms", []string{"steps=15", "exchange=0", "objects=6"}},
+	{"pida", "2ms", []string{"korf=12", "objects_per_node=3", `victim="random"`}},
+}
+
 // searchWorkload is a workload of the searches: its kind, checkpoint
 // period and keys (without the "workload." prefix).
 type searchWorkload struct {
@@ -107,7 +122,7 @@ const repairQuarter = "cluster.repair=FF/4"
 func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][]string, seeds int, mtbfs []float64) {
 	t.Helper()
 	runs, failures := 0, 0
-	searchCases(protocols, clusters, func(c searchCase) {
+	searchCases(searchWorkloads, protocols, clusters, func(c searchCase) {
 		for _, factor := range mtbfs {
 			for seed := 1; seed <= seeds; seed++ {
 				name := fmt.Sprintf("%s, node MTBF %g fault-free runs, seed %d", c, factor, seed)
@@ -137,11 +152,11 @@ func (c searchCase) String() string {
 	return fmt.Sprintf("%s/%s %v, %v", c.workload, c.protocol.kind, c.protocol.keys, c.cluster)
 }
 
-// searchCases calls each for every workload (pida only when the shared
-// Korf instances are there) under every protocol variant that applies to
-// it, on every cluster.
-func searchCases(protocols []searchProtocol, clusters [][]string, each func(searchCase)) {
-	for _, wl := range searchWorkloads {
+// searchCases calls each for every workload of workloads (pida only when
+// the shared Korf instances are there) under every protocol variant that
+// applies to it, on every cluster.
+func searchCases(workloads []searchWorkload, protocols []searchProtocol, clusters [][]string, each func(searchCase)) {
+	for _, wl := range workloads {
 		keys, ok := wl.fullKeys()
 		if !ok {
 			continue

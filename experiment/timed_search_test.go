@@ -26,7 +26,7 @@ func TestFailureBurstsEveryProtocol(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		plans = 60
 	}
-	searchBursts(t, plans, 0, false)
+	searchBursts(t, searchWorkloads, plans, 0, false)
 }
 
 // TestLongFailureBursts is TestFailureBurstsEveryProtocol with longer
@@ -46,7 +46,18 @@ func TestLongFailureBursts(t *testing.T) {
 			t.Fatalf("FTSIM_BURST_SEEDS=%q: %v", v, err)
 		}
 	}
-	searchBursts(t, plans, base, true)
+	searchBursts(t, searchWorkloads, plans, base, true)
+}
+
+// TestLongFailureBurstsOtherWorkloads is TestLongFailureBursts on
+// otherWorkloads, with the plans of case i drawn from seed 60000+i: 1 plan
+// per case by default, 40 with FTSIM_SEARCH=1.
+func TestLongFailureBurstsOtherWorkloads(t *testing.T) {
+	plans := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		plans = 40
+	}
+	searchBursts(t, otherWorkloads, plans, 60000, true)
 }
 
 // TestBurstRunsRepeat runs a long-burst plan of every case twice: the two
@@ -55,7 +66,7 @@ func TestLongFailureBursts(t *testing.T) {
 // make it depend on more, and where such a dependence shows.
 func TestBurstRunsRepeat(t *testing.T) {
 	i := uint64(40000)
-	searchCases(append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
+	searchCases(searchWorkloads, append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
 		i++
 		p, ff := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)
 		p.Scenario.Failures.Scripted = burstPlans(rand.New(rand.NewPCG(i, 0x6275727374)), ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, true)[0]
@@ -71,10 +82,10 @@ func TestBurstRunsRepeat(t *testing.T) {
 // every workload under the variants of both random searches on
 // searchClusters; the plans of the i-th case (from 1) are drawn from seed
 // base+i.
-func searchBursts(t *testing.T, plans int, base uint64, long bool) {
+func searchBursts(t *testing.T, workloads []searchWorkload, plans int, base uint64, long bool) {
 	t.Helper()
 	runs, failures, i := 0, 0, base
-	searchCases(append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
+	searchCases(workloads, append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
 		i++
 		// the plan is set after the fault-free run, which sets the times
 		p, ff := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)
@@ -247,8 +258,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"backup chosen after another's activation", "life", optionProtocols[8], searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}, nil},
 		{"iteration learned from a no-work answer", "pida", searchProtocols[10], searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}, nil},
 		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}, nil},
-		{"backup regenerated during a replay", "pida", searchProtocols[7], searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)},
-			[]string{"korf=12", "objects_per_node=3", `victim="random"`}},
+		{"backup regenerated during a replay", "pida", searchProtocols[7], searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)}, otherWorkloads[7].keys},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
