@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -245,5 +246,55 @@ func TestDetectionReportsOnlyLostObjects(t *testing.T) {
 	}
 	if len(p.bad) > 0 {
 		t.Fatal(strings.Join(p.bad, "; "))
+	}
+}
+
+// replaceProto replaces nodes 2 and 1 by the spares when node 2's failure is
+// detected, as a protocol may replace a node it learned dead from a failed
+// transfer, and records what each detection reports.
+type replaceProto struct {
+	BaseProtocol
+	reports map[NodeID][]ObjID
+}
+
+func (p *replaceProto) OnFailure(f Failure) {
+	p.reports[f.Node] = f.Objects
+	if f.Node == 2 {
+		p.RT.ReplaceSlot(2, 4)
+		p.RT.ReplaceSlot(1, 5)
+	}
+}
+
+// Node 2 fails at 1 ms and node 1 at 1.2 ms, each detected a millisecond
+// later. At node 2's detection both are replaced: object 2, reported lost,
+// moves to the spare; object 1, lost in a failure not detected yet, stays on
+// node 1, and node 1's detection reports it. It used to move too: that
+// detection then reported nothing and object 1 was never recovered (abft on
+// the knapsack, after restoring objects on a node that failed at once).
+func TestReplaceSlotKeepsUnreportedLosses(t *testing.T) {
+	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) { c.Spend(3 * Millisecond) }}
+	cfg := testConfig(4)
+	cfg.Spares = 2
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 2, At: Millisecond}, {Node: 1, At: 1200 * Microsecond}}
+	cfg.DetectDelay = Millisecond
+	cfg.Limit = 5 * Millisecond
+	p := &replaceProto{reports: map[NodeID][]ObjID{}}
+	rt, err := New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	if got := p.reports[2]; !slices.Equal(got, []ObjID{2}) {
+		t.Errorf("node 2's detection reported %v, want [2]", got)
+	}
+	if got := p.reports[1]; !slices.Equal(got, []ObjID{1}) {
+		t.Errorf("node 1's detection reported %v, want [1]", got)
+	}
+	if rt.NodeOf(2) != 4 || rt.NodeOf(1) != 1 {
+		t.Errorf("objects 2 and 1 on nodes %d and %d, want 4 and 1", rt.NodeOf(2), rt.NodeOf(1))
+	}
+	if !slices.Equal(rt.Slots(), []NodeID{0, 5, 4, 3}) {
+		t.Errorf("slots %v, want [0 5 4 3]", rt.Slots())
 	}
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 type nodeState uint8
 
 const (
@@ -106,7 +108,11 @@ func (rt *Runtime) SetSlots(s []NodeID) {
 }
 
 // ReplaceSlot puts node repl in the place of node old, and moves the objects
-// placed on old to repl (without restoring them).
+// placed on old to repl (without restoring them), but those lost in a
+// failure of old not detected yet: they stay where they died, and that
+// failure's detection reports them. (A protocol may replace a node it
+// learned dead from a failed transfer, before the detection, and that node
+// may hold objects it had just restored there.)
 func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
 	for i, n := range rt.slots {
 		if n == old {
@@ -114,8 +120,17 @@ func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
 		}
 	}
 	rt.indexSlots()
+	var unreported []ObjID
+	for i := len(rt.failRecs) - 1; i >= 0; i-- {
+		if r := &rt.failRecs[i]; r.Node == old {
+			if r.DetectedAt == Never {
+				unreported = r.objects
+			}
+			break
+		}
+	}
 	for i, at := range rt.place {
-		if at == old {
+		if at == old && !(rt.objs[i].lost && slices.Contains(unreported, ObjID(i))) {
 			rt.place[i] = repl
 			rt.placeVer++
 		}
