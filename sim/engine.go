@@ -21,6 +21,10 @@ type Engine struct {
 	stopped  bool
 	handlers []Handler
 	q        queue
+	// prefetchers, per kind (nil: none), warm the cache for events a few
+	// places ahead in the current instant's run (see prefetchAhead)
+	prefetchers []Prefetcher
+	prefetching bool // some kind has a prefetcher
 
 	// events run at the current instant, and the count that stops Run
 	// (SetStallLimit)
@@ -52,8 +56,49 @@ func (e *Engine) Stalled() bool { return e.stalled }
 // NewKind registers a handler and returns the Kind that selects it.
 func (e *Engine) NewKind(name string, h Handler) Kind {
 	e.handlers = append(e.handlers, h)
+	e.prefetchers = append(e.prefetchers, nil)
 	e.names = append(e.names, name)
 	return Kind(len(e.handlers) - 1)
+}
+
+// Prefetcher warms the cache for an event of its kind, with arguments i and
+// j, that will run soon. It only reads, and only issues prefetches for what
+// the handler will touch: at level 0 the records i and j index; at level 1,
+// called fewer events ahead, when those should be in cache, what they point
+// to; at level 2, closer still, what those point to.
+type Prefetcher func(i int32, j int64, level int)
+
+// SetPrefetcher registers the prefetcher of kind k.
+func (e *Engine) SetPrefetcher(k Kind, p Prefetcher) {
+	e.prefetchers[k] = p
+	e.prefetching = true
+}
+
+// Level l is prefetched prefetchStep*(prefetchLevels-l) events ahead. At
+// 10,000 nodes an event's records are a trip to memory each (hundreds of
+// megabytes live), taken one after the other; but the run of events at the
+// current instant (a wave of halos, their transfers) is known in advance, so
+// the trips for the coming ones can overlap with the current one's work.
+const (
+	prefetchLevels = 3
+	prefetchStep   = 8
+)
+
+// prefetchAhead calls the prefetchers of the coming events of the current
+// instant (bucket 0 of the queue) at each level's distance.
+func (e *Engine) prefetchAhead() {
+	b0 := e.q.buckets[0]
+	for l := range prefetchLevels {
+		h := e.q.head + prefetchStep*(prefetchLevels-l)
+		if h >= len(b0) {
+			continue
+		}
+		if x := &b0[h]; x.key&kindMask != bigKind {
+			if p := e.prefetchers[x.key&kindMask]; p != nil {
+				p(x.i, int64(x.j), l)
+			}
+		}
+	}
 }
 
 // Now is the current simulated time.
@@ -108,6 +153,9 @@ func (e *Engine) Run(until Time) {
 // step runs the first event.
 func (e *Engine) step() {
 	x := e.q.top()
+	if e.prefetching {
+		e.prefetchAhead()
+	}
 	ev := Event{At: x.at, seq: x.key >> kindBits, Kind: Kind(x.key & kindMask), I: x.i, J: int64(x.j)}
 	e.q.pop()
 	if ev.Kind == bigKind {

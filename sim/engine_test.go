@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -105,5 +106,51 @@ func TestTransferTime(t *testing.T) {
 		if got := TransferTime(c.size, c.rate); got != c.want {
 			t.Errorf("TransferTime(%d, %g) = %d, want %d", c.size, c.rate, got, c.want)
 		}
+	}
+}
+
+// A prefetcher is called for the events of the current instant only, at
+// each level's distance ahead of the event about to run, with the event's
+// arguments; events of other kinds, and of later instants, are not its.
+func TestPrefetchAhead(t *testing.T) {
+	e := NewEngine(1)
+	var ran []int64
+	type call struct {
+		j     int64
+		level int
+		now   int64 // the event about to run when it was called
+	}
+	var calls []call
+	k := e.NewKind("rec", func(ev Event) { ran = append(ran, ev.J) })
+	other := e.NewKind("other", func(ev Event) { ran = append(ran, ev.J) })
+	e.SetPrefetcher(k, func(i int32, j int64, level int) {
+		if i != 7 {
+			t.Errorf("prefetcher got i = %d, want 7", i)
+		}
+		calls = append(calls, call{j, level, int64(len(ran))})
+	})
+	const n = 3 * prefetchStep * prefetchLevels
+	for j := range int64(n) {
+		kind := k
+		if j%5 == 4 {
+			kind = other
+		}
+		e.Schedule(10, kind, 7, j)
+	}
+	e.Schedule(20, k, 7, n) // a later instant: never prefetched from the first
+	e.Run(Never)
+	want := 0
+	for j := range int64(n) {
+		for l := range prefetchLevels {
+			if ahead := j - int64(prefetchStep*(prefetchLevels-l)); ahead >= 0 && j%5 != 4 {
+				want++
+				if !slices.Contains(calls, call{j, l, ahead}) {
+					t.Errorf("event %d not prefetched at level %d before event %d ran", j, l, ahead)
+				}
+			}
+		}
+	}
+	if len(calls) != want || len(ran) != n+1 {
+		t.Errorf("%d prefetcher calls, want %d; %d events ran, want %d", len(calls), want, len(ran), n+1)
 	}
 }

@@ -101,6 +101,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kXferArrive = e.NewKind("transfer-arrive", rt.onXferArrive)
 	rt.kXferDeliver = e.NewKind("transfer-deliver", rt.onXferDeliver)
 	rt.kFinish = e.NewKind("finish", rt.onFinish)
+	rt.setPrefetchers()
 
 	n := cfg.Nodes + cfg.Spares
 	rt.nodes = make([]node, n)

@@ -1,0 +1,133 @@
+package sim
+
+import "unsafe"
+
+// The runtime's prefetchers (Engine.SetPrefetcher) follow, level by level,
+// what the handlers of its most frequent events read. They only read the
+// tables, bounds-checked, and a stale or freed slot only wastes a prefetch:
+// results never depend on them.
+
+func (rt *Runtime) setPrefetchers() {
+	e := rt.eng
+	e.SetPrefetcher(rt.kArrive, rt.prefetchMsgSlot)
+	e.SetPrefetcher(rt.kDeliver, rt.prefetchMsg)
+	e.SetPrefetcher(rt.kXferArrive, rt.prefetchXferRecord)
+	e.SetPrefetcher(rt.kXferDeliver, rt.prefetchXfer)
+	e.SetPrefetcher(rt.kCall, rt.prefetchCall)
+	e.SetPrefetcher(rt.kCoreDone, rt.prefetchTask)
+}
+
+func addr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// prefetchLines prefetches the lines of a record of n bytes at a.
+func prefetchLines(a uintptr, n uintptr) {
+	for off := uintptr(0); off < n; off += 64 {
+		prefetch(a + off)
+	}
+}
+
+// data is the pointer an interface value holds (its second word).
+func data[I any](v *I) uintptr { return (*[2]uintptr)(unsafe.Pointer(v))[1] }
+
+// funcData is the closure record a func value points to.
+func funcData(f *func()) uintptr { return *(*uintptr)(unsafe.Pointer(f)) }
+
+// prefetchMsgSlot: a message's slot, all its arrival reads.
+func (rt *Runtime) prefetchMsgSlot(_ int32, j int64, level int) {
+	if level == 0 && int(j) < len(rt.msgs.items) {
+		prefetch(addr(&rt.msgs.items[j]))
+	}
+}
+
+// prefetchXferRecord: a transfer's record, all its arrival reads.
+func (rt *Runtime) prefetchXferRecord(_ int32, j int64, level int) {
+	if level == 0 && int(j) < len(rt.xfers.items) {
+		prefetchLines(addr(&rt.xfers.items[j]), unsafe.Sizeof(xfer{}))
+	}
+}
+
+// prefetchMsg: a delivered message's slot, the message, then its
+// receiver's object record.
+func (rt *Runtime) prefetchMsg(_ int32, j int64, level int) {
+	if int(j) >= len(rt.msgs.items) {
+		return
+	}
+	r := &rt.msgs.items[j]
+	if level == 0 {
+		prefetch(addr(r))
+		return
+	}
+	m := r.m
+	if m == nil {
+		return
+	}
+	if level == 1 {
+		prefetchLines(addr(m), unsafe.Sizeof(*m))
+		return
+	}
+	if !m.Control && int(m.Dst) < len(rt.objs) && m.Dst >= 0 {
+		prefetchLines(addr(&rt.objs[m.Dst]), unsafe.Sizeof(rt.objs[0]))
+	}
+}
+
+// prefetchXfer: a delivered transfer's record, then the record its
+// completion reports to.
+func (rt *Runtime) prefetchXfer(_ int32, j int64, level int) {
+	if int(j) >= len(rt.xfers.items) {
+		return
+	}
+	x := &rt.xfers.items[j]
+	switch level {
+	case 0:
+		prefetchLines(addr(x), unsafe.Sizeof(*x))
+	case 1:
+		if p := data(&x.done); p != 0 {
+			prefetch(p)
+		}
+	}
+}
+
+// prefetchCall: a timed call's record, then its closure.
+func (rt *Runtime) prefetchCall(_ int32, j int64, level int) {
+	if int(j) >= len(rt.calls.items) {
+		return
+	}
+	c := &rt.calls.items[j]
+	switch level {
+	case 0:
+		prefetchLines(addr(c), unsafe.Sizeof(*c))
+	case 1:
+		if p := funcData(&c.fn); p != 0 {
+			prefetch(p)
+		}
+	}
+}
+
+// prefetchTask: a finished task's record, then its object's record and
+// node, then the object.
+func (rt *Runtime) prefetchTask(_ int32, j int64, level int) {
+	if int(j) >= len(rt.tasks.items) {
+		return
+	}
+	t := &rt.tasks.items[j]
+	if t.obj < 0 || int(t.obj) >= len(rt.objs) {
+		if level == 0 {
+			prefetch(addr(t))
+		}
+		return
+	}
+	o := &rt.objs[t.obj]
+	switch level {
+	case 0:
+		prefetch(addr(t))
+	case 1:
+		prefetchLines(addr(o), unsafe.Sizeof(*o))
+		if int(t.node) < len(rt.nodes) && t.node >= 0 {
+			prefetch(addr(&rt.nodes[t.node]))
+		}
+	case 2:
+		if p := data(&o.obj); p != 0 {
+			prefetch(p)
+		}
+	}
+}
