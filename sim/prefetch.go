@@ -32,18 +32,31 @@ func data[I any](v *I) uintptr { return (*[2]uintptr)(unsafe.Pointer(v))[1] }
 // funcData is the closure record a func value points to.
 func funcData(f *func()) uintptr { return *(*uintptr)(unsafe.Pointer(f)) }
 
+// prefetchRecord prefetches record j of items at level 0 and, at level 1,
+// the record next reads from it points to (nil: none).
+func prefetchRecord[T any](items []T, j int64, level int, next func(*T) uintptr) {
+	if int(j) >= len(items) {
+		return
+	}
+	r := &items[j]
+	switch {
+	case level == 0:
+		prefetchLines(addr(r), unsafe.Sizeof(*r))
+	case level == 1 && next != nil:
+		if p := next(r); p != 0 {
+			prefetch(p)
+		}
+	}
+}
+
 // prefetchMsgSlot: a message's slot, all its arrival reads.
 func (rt *Runtime) prefetchMsgSlot(_ int32, j int64, level int) {
-	if level == 0 && int(j) < len(rt.msgs.items) {
-		prefetch(addr(&rt.msgs.items[j]))
-	}
+	prefetchRecord(rt.msgs.items, j, level, nil)
 }
 
 // prefetchXferRecord: a transfer's record, all its arrival reads.
 func (rt *Runtime) prefetchXferRecord(_ int32, j int64, level int) {
-	if level == 0 && int(j) < len(rt.xfers.items) {
-		prefetchLines(addr(&rt.xfers.items[j]), unsafe.Sizeof(xfer{}))
-	}
+	prefetchRecord(rt.xfers.items, j, level, nil)
 }
 
 // prefetchMsg: a delivered message's slot, the message, then its
@@ -73,34 +86,12 @@ func (rt *Runtime) prefetchMsg(_ int32, j int64, level int) {
 // prefetchXfer: a delivered transfer's record, then the record its
 // completion reports to.
 func (rt *Runtime) prefetchXfer(_ int32, j int64, level int) {
-	if int(j) >= len(rt.xfers.items) {
-		return
-	}
-	x := &rt.xfers.items[j]
-	switch level {
-	case 0:
-		prefetchLines(addr(x), unsafe.Sizeof(*x))
-	case 1:
-		if p := data(&x.done); p != 0 {
-			prefetch(p)
-		}
-	}
+	prefetchRecord(rt.xfers.items, j, level, func(x *xfer) uintptr { return data(&x.done) })
 }
 
 // prefetchCall: a timed call's record, then its closure.
 func (rt *Runtime) prefetchCall(_ int32, j int64, level int) {
-	if int(j) >= len(rt.calls.items) {
-		return
-	}
-	c := &rt.calls.items[j]
-	switch level {
-	case 0:
-		prefetchLines(addr(c), unsafe.Sizeof(*c))
-	case 1:
-		if p := funcData(&c.fn); p != 0 {
-			prefetch(p)
-		}
-	}
+	prefetchRecord(rt.calls.items, j, level, func(c *call) uintptr { return funcData(&c.fn) })
 }
 
 // prefetchTask: a finished task's record, then its object's record and
