@@ -65,6 +65,11 @@ func TestRandomFailuresSmallClusters(t *testing.T) {
 	searchRandomFailures(t, ps, smallClusters, seeds, searchMTBFs)
 }
 
+// weibullHalf is cluster c with Weibull failures of shape 0.5.
+func weibullHalf(c []string) []string {
+	return append(slices.Clone(c), `failures.distribution="weibull"`, "failures.weibull_shape=0.5")
+}
+
 // TestRandomFailuresWeibullRepair runs the variants of both searches on
 // searchClusters with Weibull failures of shape 0.5 (the decreasing hazard
 // measured on real machines: a node that has just started, or been
@@ -79,8 +84,7 @@ func TestRandomFailuresWeibullRepair(t *testing.T) {
 	}
 	var clusters [][]string
 	for _, c := range searchClusters {
-		weibull := append(slices.Clone(c), `failures.distribution="weibull"`, "failures.weibull_shape=0.5")
-		clusters = append(clusters, weibull, append(slices.Clone(weibull), repairQuarter))
+		clusters = append(clusters, weibullHalf(c), append(weibullHalf(c), repairQuarter))
 	}
 	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds, searchMTBFs)
 }
@@ -97,7 +101,7 @@ func TestRandomFailuresHighRate(t *testing.T) {
 	}
 	var clusters [][]string
 	for _, c := range searchClusters {
-		clusters = append(clusters, c, append(slices.Clone(c), `failures.distribution="weibull"`, "failures.weibull_shape=0.5"))
+		clusters = append(clusters, c, weibullHalf(c))
 	}
 	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds, []float64{1.5})
 }
