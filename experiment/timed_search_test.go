@@ -235,7 +235,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		protocol       searchProtocol
 		cluster        []string
 		plan           []scenarios.ScriptedFailure
-		keys           []string // the workload's keys; nil: the search's
+		other          *searchWorkload // the workload; nil: the search's of that kind
 	}{
 		{"buddy changed, multi_failure", "life", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(3, 6.183), us(0, 94.479), us(1, 182.775)}, nil},
 		{"buddy changed, local tuple", "dp", mlogMaxLog, searchClusters[0], []scenarios.ScriptedFailure{us(2, 357.45), us(1, 400.685), us(0, 409.332)}, nil},
@@ -258,18 +258,19 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"backup chosen after another's activation", "life", optionProtocols[8], searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}, nil},
 		{"iteration learned from a no-work answer", "pida", searchProtocols[10], searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}, nil},
 		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}, nil},
-		{"backup regenerated during a replay", "pida", searchProtocols[7], searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)}, otherWorkloads[7].keys},
+		{"backup regenerated during a replay", "pida", searchProtocols[7], searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)}, &otherWorkloads[7]},
 		{"objects restored on a node that failed at once", "dp", searchProtocols[10], append(slices.Clone(searchClusters[2]), repairQuarter), []scenarios.ScriptedFailure{
 			us(0, 1.200), us(1, 2.500), us(4, 3.110), us(2, 5.235), us(0, 11.270), us(3, 17.152), us(1, 20.865), us(4, 59.510), us(2, 60.776), us(3, 77.945), us(5, 90.273),
 			us(1, 137.129), us(4, 144.901), us(0, 189.011), us(5, 196.686), us(1, 201.390), us(4, 218.759), us(2, 228.030), us(5, 231.958), us(1, 246.566), us(3, 262.891), us(2, 266.378)},
-			otherWorkloads[2].keys},
+			&otherWorkloads[2]},
+		{"result past the restored master's next", "farm", optionProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(0, 455.251), us(1, 664.765), us(2, 748.57), us(0, 752.76)}, &otherWorkloads[5]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			i := slices.IndexFunc(searchWorkloads, func(w searchWorkload) bool { return w.kind == tc.workload })
 			w := searchWorkloads[i]
-			if tc.keys != nil {
-				w.keys = tc.keys
+			if tc.other != nil {
+				w = *tc.other
 			}
 			keys, ok := w.fullKeys()
 			if !ok {
