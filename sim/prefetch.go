@@ -95,30 +95,28 @@ func (rt *Runtime) prefetchCall(_ int32, j int64, level int) {
 }
 
 // prefetchTask: a finished task's record, then its object's record and
-// node, then the object.
+// node, then the object. Level 0 must not read the record it prefetches.
 func (rt *Runtime) prefetchTask(_ int32, j int64, level int) {
 	if int(j) >= len(rt.tasks.items) {
 		return
 	}
 	t := &rt.tasks.items[j]
-	if t.obj < 0 || int(t.obj) >= len(rt.objs) {
-		if level == 0 {
-			prefetch(addr(t))
-		}
+	if level == 0 {
+		prefetch(addr(t))
 		return
 	}
+	if t.obj < 0 || int(t.obj) >= len(rt.objs) {
+		return // protocol work: its closure is not worth a level
+	}
 	o := &rt.objs[t.obj]
-	switch level {
-	case 0:
-		prefetch(addr(t))
-	case 1:
+	if level == 1 {
 		prefetchLines(addr(o), unsafe.Sizeof(*o))
 		if int(t.node) < len(rt.nodes) && t.node >= 0 {
 			prefetch(addr(&rt.nodes[t.node]))
 		}
-	case 2:
-		if p := data(&o.obj); p != 0 {
-			prefetch(p)
-		}
+		return
+	}
+	if p := data(&o.obj); p != 0 {
+		prefetch(p)
 	}
 }
