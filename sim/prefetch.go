@@ -32,17 +32,25 @@ func data[I any](v *I) uintptr { return (*[2]uintptr)(unsafe.Pointer(v))[1] }
 // funcData is the closure record a func value points to.
 func funcData(f *func()) uintptr { return *(*uintptr)(unsafe.Pointer(f)) }
 
+// record is record j of items for the levels past 0. At level 0 it
+// prefetches the record and returns nil: reading it then would be the very
+// load the prefetch is there to hide.
+func record[T any](items []T, j int64, level int) *T {
+	if int(j) >= len(items) {
+		return nil
+	}
+	r := &items[j]
+	if level == 0 {
+		prefetchLines(addr(r), unsafe.Sizeof(*r))
+		return nil
+	}
+	return r
+}
+
 // prefetchRecord prefetches record j of items at level 0 and, at level 1,
 // the record next reads from it points to (nil: none).
 func prefetchRecord[T any](items []T, j int64, level int, next func(*T) uintptr) {
-	if int(j) >= len(items) {
-		return
-	}
-	r := &items[j]
-	switch {
-	case level == 0:
-		prefetchLines(addr(r), unsafe.Sizeof(*r))
-	case level == 1 && next != nil:
+	if r := record(items, j, level); r != nil && level == 1 && next != nil {
 		if p := next(r); p != 0 {
 			prefetch(p)
 		}
@@ -62,12 +70,8 @@ func (rt *Runtime) prefetchXferRecord(_ int32, j int64, level int) {
 // prefetchMsg: a delivered message's slot, the message, then its
 // receiver's object record.
 func (rt *Runtime) prefetchMsg(_ int32, j int64, level int) {
-	if int(j) >= len(rt.msgs.items) {
-		return
-	}
-	r := &rt.msgs.items[j]
-	if level == 0 {
-		prefetch(addr(r))
+	r := record(rt.msgs.items, j, level)
+	if r == nil {
 		return
 	}
 	m := r.m
@@ -95,18 +99,11 @@ func (rt *Runtime) prefetchCall(_ int32, j int64, level int) {
 }
 
 // prefetchTask: a finished task's record, then its object's record and
-// node, then the object. Level 0 must not read the record it prefetches.
+// node, then the object.
 func (rt *Runtime) prefetchTask(_ int32, j int64, level int) {
-	if int(j) >= len(rt.tasks.items) {
-		return
-	}
-	t := &rt.tasks.items[j]
-	if level == 0 {
-		prefetch(addr(t))
-		return
-	}
-	if t.obj < 0 || int(t.obj) >= len(rt.objs) {
-		return // protocol work: its closure is not worth a level
+	t := record(rt.tasks.items, j, level)
+	if t == nil || t.obj < 0 || int(t.obj) >= len(rt.objs) {
+		return // at level 0, or protocol work
 	}
 	o := &rt.objs[t.obj]
 	if level == 1 {
