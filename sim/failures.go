@@ -86,10 +86,14 @@ func (rt *Runtime) failNode(n NodeID) {
 		rt.stats.memTotal[k] -= nd.mem[k]
 		nd.mem[k] = 0
 	}
+	// the record first: what the loss below calls back (a storage
+	// operation reported failed) may place an object on n again, and
+	// placedOnFailed then files it with this failure
+	rt.failRecs = append(rt.failRecs, Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never, wasSpare: wasSpare})
+	idx := len(rt.failRecs) - 1
 	rt.pfs.dropNode(rt, n)
 
-	mark := rt.progress
-	var objs []ObjID
+	rt.failRecs[idx].mark = rt.progress
 	for i := range rt.objs {
 		o := &rt.objs[i]
 		if o.migrating && rt.place[i] == n && o.migFrom != n {
@@ -106,16 +110,12 @@ func (rt *Runtime) failNode(n NodeID) {
 		if rt.place[i] != n || o.lost {
 			continue
 		}
-		objs = append(objs, ObjID(i))
+		rt.failRecs[idx].objects = append(rt.failRecs[idx].objects, ObjID(i))
 		rt.lose(ObjID(i))
 	}
 	if rt.tracer != nil {
 		rt.tracer.Instant(n, now, "failure")
 	}
-	rec := Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never,
-		mark: mark, objects: objs, wasSpare: wasSpare}
-	rt.failRecs = append(rt.failRecs, rec)
-	idx := len(rt.failRecs) - 1
 	rt.eng.Schedule(rt.detectTime(n, now), rt.kDetect, int32(n), int64(idx))
 	if rt.cfg.Repair > 0 {
 		rt.eng.After(rt.cfg.Repair, rt.kRepair, int32(n), 0)

@@ -298,3 +298,47 @@ func TestReplaceSlotKeepsUnreportedLosses(t *testing.T) {
 		t.Errorf("slots %v, want [0 5 4 3]", rt.Slots())
 	}
 }
+
+// storageProto writes to the PFS from node 1 at 100 µs (the transfer
+// starts after the PFS latency, 1 ms); when the write is
+// reported failed, it re-creates object 3 on node 1.
+type storageProto struct{ recordProto }
+
+func (p *storageProto) Start() {
+	p.RT.At(100*Microsecond, func() {
+		p.RT.StorageWrite(1, PFS, 1<<40, func(ok bool) {
+			if !ok {
+				p.RT.Recreate(3, 1)
+			}
+		})
+	})
+}
+
+// Node 1 fails at 1.5 ms during a PFS write, whose failure the runtime
+// reports while it applies the node's failure; the protocol, not told of
+// the failure yet, re-creates object 3 on node 1. Object 3 is lost with
+// node 1's own, and node 1's detection reports both. The failure's record
+// used to be filed only after the report: object 3 was then lost without
+// being reported (never recovered), and on a node that had failed before,
+// filed with that earlier, detected failure (the run aborted).
+func TestStorageReportDuringFailure(t *testing.T) {
+	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) { c.Spend(3 * Millisecond) }}
+	cfg := testConfig(4)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: 1500 * Microsecond}}
+	cfg.DetectDelay = Millisecond
+	cfg.Limit = 5 * Millisecond
+	p := &storageProto{}
+	rt, err := New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if res.Stats.UnrecoverableNote != "" || len(p.failures) != 1 {
+		t.Fatalf("%d failures reported, note %q", len(p.failures), res.Stats.UnrecoverableNote)
+	}
+	got := slices.Sorted(slices.Values(p.failures[0].Objects))
+	if !slices.Equal(got, []ObjID{1, 3}) || !rt.Lost(3) || rt.NodeOf(3) != 1 {
+		t.Errorf("node 1's detection reported %v, want [1 3]; object 3 lost %v on node %d", got, rt.Lost(3), rt.NodeOf(3))
+	}
+}
