@@ -192,7 +192,9 @@ func (p *Protocol) sourceCrash(r *recovery, f sim.Failure, lost []*object) bool 
 	}
 	p.Stats.SourceCrashes++
 	r.attempt++
-	r.failed, r.node = f.Node, sim.None
+	// not placed until its replacement has recreated them: a group of a
+	// crashed destination restored meanwhile must not start the resends
+	r.failed, r.node, r.placed = f.Node, sim.None, false
 	// what the crashed node held, and what an earlier attempt had still to
 	// recreate on it (a crash of the replacement before it placed them)
 	for _, o := range lost {

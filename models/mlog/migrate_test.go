@@ -118,6 +118,40 @@ func TestDestinationCrashDuringMigration(t *testing.T) {
 	}
 }
 
+// A crash of the restarting node C (a spare) after it placed the restored
+// objects, while the objects of a crashed destination E are still being
+// restored on E's replacement (found by a search on random machines): the
+// restart used to count C's objects as placed, so the end of E's restore
+// started the resend phase from C's slot while C's replacement was still
+// booting (a transfer from no node). C's objects now count as placed only
+// once its replacement has recreated them; the run ends with the reference
+// answer without restarting from scratch.
+func TestSourceCrashWhileDestinationRestores(t *testing.T) {
+	cfg := testCluster(4)
+	cfg.SpareBoot = 200 * sim.Millisecond
+	base := runWith(t, cfg, stencilJob(t, 4, 4, 60), &plain{})
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 1, Progress: 0.45, ByProgress: true}}
+	pc := DefaultConfig()
+	pc.Period, pc.Restart, pc.TraceOrder, pc.MultiFailure = base.Makespan/6, RestartFast, true, true
+	pr := mustNew(t, pc)
+	struck := false
+	pr.hook = func(step string, src, e, f sim.NodeID) {
+		if step == "at E" && !struck && f != src && e != pr.buddy(src) {
+			struck = true
+			pr.RT.FailNow(e)
+			// after C placed everything, while E's replacement boots
+			pr.RT.At(pr.RT.Now()+cfg.DetectDelay+cfg.SpareBoot/2, func() { pr.RT.FailNow(src) })
+		}
+	}
+	res := runWith(t, cfg, stencilJob(t, 4, 4, 60), pr)
+	st, ps := res.Stats, pr.Stats
+	if !struck || st.Failures != 3 || st.Restarts != 0 || ps.DestCrashes != 1 || ps.SourceCrashes != 1 {
+		t.Fatalf("struck %v, %d failures, restarts from scratch %d (%s), destination crashes %d, source crashes %d",
+			struck, st.Failures, st.Restarts, st.UnrecoverableNote, ps.DestCrashes, ps.SourceCrashes)
+	}
+}
+
 // checkOneCopy fails unless the run had one mlog restart whose re-execution
 // followed the pre-failure TN order without rolling any survivor back, and
 // exactly one copy of every object is left: where the protocol keeps it is
