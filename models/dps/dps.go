@@ -123,6 +123,7 @@ type Counters struct {
 	Duplicates, DuplicateBytes int64 // copies of data objects sent to backup threads
 	Checkpoints                int64 // thread checkpoints sent (one per backup)
 	CheckpointBytes            int64
+	SkippedCheckpoints         int64 // timer ticks without checkpoint: the thread's previous one was still on its way
 	Recovered                  int   // threads re-activated from a backup
 	Replayed                   int64 // stored data objects re-injected for re-execution
 	Reposted                   int64 // data objects re-posted by re-execution (rank already used)
@@ -287,6 +288,7 @@ type thread struct {
 	resendDue bool   // the split resends its outstanding tasks once replaying is 0
 	retired   bool   // a stateless thread lost and not re-created (Shrink)
 	timerGen  uint32
+	ckSending int  // checkpoint transfers of the thread still on their way
 	logs      bool // LogOrder applies to this thread
 	ord       orderState
 	// audit
@@ -405,10 +407,11 @@ func (p *Protocol) takeOver() {
 			stateless[sim.ObjID(i)] = true
 		}
 		// what outlives a life: the life counter (operation ids of the new
-		// life are new), the re-post audit, and the generations that void
-		// timers and order callbacks of the old one
+		// life are new), the re-post audit, the generations that void
+		// timers and order callbacks of the old one, and its checkpoints
+		// still on their way (they report to the counter)
 		*t = thread{pst: pstate{life: t.pst.life + 1}, hw: t.hw, timerGen: t.timerGen,
-			ord: orderState{act: t.ord.act + 1}}
+			ord: orderState{act: t.ord.act + 1}, ckSending: t.ckSending}
 	}
 	p.setUp(stateless)
 }
@@ -805,9 +808,22 @@ func (p *Protocol) OnTimer(node sim.NodeID, tag int32, arg int64) {
 	}
 	p.armTimer(id)
 	p.whenSettled(id, func() {
-		if !p.fallback && !rt.Lost(id) && rt.NodeOf(id) == node {
-			p.checkpoint(id)
+		if p.fallback || rt.Lost(id) || rt.NodeOf(id) != node {
+			return
 		}
+		if t.ckSending > 0 {
+			// Its previous checkpoint has not reached every backup:
+			// with a period shorter than a checkpoint's transfer,
+			// checkpoints would queue on the link, and the memory they
+			// hold grow, without bound. The tick is skipped, as a
+			// checkpointing library skips one while a checkpoint is in
+			// progress. (A schedule by handled objects slows down with
+			// the application its checkpoints delay: it needs no such
+			// rule.)
+			p.C.SkippedCheckpoints++
+			return
+		}
+		p.checkpoint(id)
 	})
 }
 
@@ -843,7 +859,9 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 		st := rt.Stats()
 		st.Checkpoints++
 		st.CheckpointBytes += wire
+		t.ckSending++
 		rt.Transfer(from, bk.node, wire, tagCkpt, func(ok bool) {
+			p.th[id].ckSending--
 			if ok && !p.fallback {
 				p.charge(bk.node, wire)
 				p.install(id, bk, ck)

@@ -222,6 +222,25 @@ func TestCheckpointPeriod(t *testing.T) {
 	}
 }
 
+// A period shorter than a checkpoint's transfer (which takes at least the
+// latency) skips the ticks at which the previous checkpoint has not arrived,
+// instead of queueing checkpoints without bound (found by a search on
+// random machines: a run ran out of memory): each object has at most one
+// on its way, and still checkpoints.
+func TestCheckpointPeriodShorterThanTransfer(t *testing.T) {
+	wl := lifeJob(t, "overlap")
+	cfg := baseConfig()
+	pc := DefaultConfig()
+	pc.Every, pc.Period = 0, cfg.Latency/5
+	res, p := runDPS(t, cfg, wl, pc)
+	checkClean(t, "period", res, p)
+	n := int64(wl.NumObjects())
+	most := n * int64(res.Makespan/cfg.Latency+1)
+	if p.C.SkippedCheckpoints == 0 || p.C.Checkpoints < n || p.C.Checkpoints > most {
+		t.Fatalf("%d checkpoints (want %d to %d), %d ticks skipped over %v", p.C.Checkpoints, n, most, p.C.SkippedCheckpoints, res.Makespan)
+	}
+}
+
 // Failures: single, successive and simultaneous ones the backups cover end
 // with the reference answer without any restart; survivors never roll back;
 // re-posted objects already received are dropped and nothing else is.
