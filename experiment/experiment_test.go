@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ftsim/scenarios"
+	"ftsim/sim"
 )
 
 const small = `
@@ -127,5 +128,32 @@ func TestEstimate95(t *testing.T) {
 	h := 2.7764451051977987 * 1.5811388300841898 / 2.23606797749979
 	if e.Mean != 3 || e.Low < 3-h-1e-9 || e.Low > 3-h+1e-9 || e.N != 5 {
 		t.Fatalf("%+v, want 3 ± %g", e, h)
+	}
+}
+
+// panicProto stands for a protocol with a bug: it panics at the first
+// detected failure.
+type panicProto struct{ sim.BaseProtocol }
+
+func (p *panicProto) OnFailure(sim.Failure) { panic("broken invariant") }
+
+// A panic in a simulation is a bug, but it must not end the process: it
+// comes back as an error naming the scenario, the seed, the panic and the
+// simulated time, with the stack.
+func TestSimulationPanicIsAnError(t *testing.T) {
+	s, err := scenarios.Parse("small.toml", []byte(small), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.protocol = func() sim.Protocol { return &panicProto{} }
+	_, err = p.Run(0)
+	for _, want := range []string{"small, seed 5: internal error", "broken invariant, at simulated time ", "experiment.(*panicProto).OnFailure"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want one containing %q", err, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -217,17 +218,25 @@ type meter struct {
 }
 
 // run runs rt to its end, visible to the progress display meanwhile (m may
-// be nil: nothing follows it).
-func (m *meter) run(rt *sim.Runtime) sim.Result {
+// be nil: nothing follows it). A panic of the simulation (a bug: a protocol
+// or workload broke an invariant) comes back as an error with the simulated
+// time and the stack, instead of ending the process: a sweep then stops, and
+// the records it wrote are kept.
+func (m *meter) run(rt *sim.Runtime) (res sim.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error, a bug in ftsim (please report it with the scenario and the seed): %v, at simulated time %v\n%s", r, rt.Now(), debug.Stack())
+		}
+	}()
 	if m == nil {
-		return rt.Run()
+		return rt.Run(), nil
 	}
 	start := time.Now()
 	m.started.Store(start.UnixNano())
 	m.rt.Store(rt)
-	res := rt.Run()
-	m.rt.Store(nil)
+	defer m.rt.Store(nil)
+	res = rt.Run()
 	m.spent.Add(int64(time.Since(start)))
 	m.done.Add(1)
-	return res
+	return res, nil
 }

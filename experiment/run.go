@@ -65,7 +65,10 @@ func prepareBase(s *scenarios.Scenario, m *meter) (*base, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := m.run(rt)
+	res, err := m.run(rt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the fault-free run without protocol: %w", s.Name, err)
+	}
 	if !res.Finished || !res.Outcome.OK {
 		return nil, fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, res.Outcome.Detail)
 	}
@@ -102,7 +105,10 @@ func (p *Point) runFaultFree(m *meter) error {
 	if err != nil {
 		return err
 	}
-	ff := m.run(rt)
+	ff, err := m.run(rt)
+	if err != nil {
+		return fmt.Errorf("%s: the fault-free run with protocol %s: %w", s.Name, s.Protocol.Label(), err)
+	}
 	if !ff.Finished || !ff.Outcome.OK {
 		return fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Label(), ff.Outcome.Detail)
 	}
@@ -120,7 +126,11 @@ func (p *Point) simulate(cfg sim.Config, mk protocolMaker, m *meter) (sim.Result
 	if err != nil {
 		return sim.Result{}, err
 	}
-	return m.run(rt), nil
+	res, err := m.run(rt)
+	if err != nil {
+		return res, fmt.Errorf("%s, seed %d: %w", p.Scenario.Name, cfg.Seed, err)
+	}
+	return res, nil
 }
 
 // Seed is the seed of replication rep: replication r of every point and every
