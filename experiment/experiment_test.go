@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -155,5 +156,25 @@ func TestSimulationPanicIsAnError(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("error %v, want one containing %q", err, want)
 		}
+	}
+}
+
+// A protocol whose own work leaves the application no progress (dps
+// checkpoints every 10 µs on a 50 MB/s network whose transfers keep a core
+// busy at each end: its CPU work exceeds the single core) used to make the
+// fault-free run simulate, and hold its queued work, until memory ran out.
+// It stops at SafetyFactor times the run without protocol and says why.
+func TestFaultFreeRunWithoutProgress(t *testing.T) {
+	s, err := scenarios.Parse("overload.toml", []byte(`name = "overload"`), []string{
+		"cluster.nodes=4", "network.bandwidth=\"50MB/s\"", "network.cpu_load=1",
+		"workload.kind=dp", `workload.problem="lcs"`, "workload.random_a=300", "workload.random_b=200",
+		"protocol.kind=dps", "protocol.every=0", `protocol.period="10us"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(s)
+	var np *NoProgressError
+	if !errors.As(err, &np) || !strings.Contains(err.Error(), "overload: the fault-free run with protocol dps did not end within 1000 times") {
+		t.Fatalf("Prepare: %v, want a NoProgressError", err)
 	}
 }

@@ -100,6 +100,12 @@ func (p *Point) runFaultFree(m *meter) error {
 		return err
 	}
 	cfg.Failures, cfg.Planned = sim.NoFailures, nil
+	if cfg.Limit == 0 {
+		// a protocol whose own work leaves the application no progress
+		// (protocol CPU work beyond the cores' capacity) would otherwise
+		// simulate, and hold its queued work, for ever
+		cfg.Limit = SafetyFactor * p.Baseline
+	}
 	proto := p.protocol()
 	rt, err := sim.New(cfg, p.workload, proto)
 	if err != nil {
@@ -109,11 +115,28 @@ func (p *Point) runFaultFree(m *meter) error {
 	if err != nil {
 		return fmt.Errorf("%s: the fault-free run with protocol %s: %w", s.Name, s.Protocol.Label(), err)
 	}
+	if ff.AtLimit && s.DurationLimit == 0 {
+		return &NoProgressError{Scenario: s.Name, Protocol: s.Protocol.Label(), Limit: cfg.Limit}
+	}
 	if !ff.Finished || !ff.Outcome.OK {
 		return fmt.Errorf("%s: the fault-free run with protocol %s did not reproduce the reference: %s", s.Name, s.Protocol.Label(), ff.Outcome.Detail)
 	}
 	p.ffProto, p.FaultFree, p.FaultFreeStats = proto, ff.Makespan, ff.Stats
 	return nil
+}
+
+// NoProgressError reports a fault-free run with a protocol that did not end
+// within SafetyFactor times the run without protocol: the protocol's work
+// leaves the application (almost) no progress on this machine.
+type NoProgressError struct {
+	Scenario, Protocol string
+	Limit              sim.Time
+}
+
+func (e *NoProgressError) Error() string {
+	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %d times the run without protocol (%v): "+
+		"the protocol's work leaves the application no progress on this machine (a checkpoint period shorter than a checkpoint's cost?)",
+		e.Scenario, e.Protocol, SafetyFactor, e.Limit)
 }
 
 // limitFromFaultFree reports whether the runs' duration limit derives from the

@@ -34,6 +34,7 @@ type Runtime struct {
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)
 	aborted   bool
+	atLimit   bool // stopped at Config.Limit with events still to run
 	tracer    Tracer
 	appPaused bool
 	running   int // application tasks on cores
@@ -184,6 +185,7 @@ func (rt *Runtime) Run() Result {
 		limit = rt.cfg.Limit
 	}
 	rt.eng.Run(limit)
+	rt.atLimit = !rt.finished && !rt.aborted && rt.eng.q.len() > 0 && rt.eng.q.top().at > limit
 	if rt.eng.Stalled() && !rt.finished {
 		rt.Abort(fmt.Sprintf("time stood still: %d events at %v without the clock moving (handlers answering each other at no cost, without end)", rt.eng.atInstant, rt.eng.now))
 	}

@@ -76,6 +76,7 @@ type Finisher interface {
 // Result is the record of one run.
 type Result struct {
 	Finished   bool // the workload completed (false: time limit or deadlock)
+	AtLimit    bool // unfinished because it reached Config.Limit with events still to run
 	Makespan   Time // completion time (or the time the run stopped)
 	Outcome    Outcome
 	Stats      Stats
@@ -115,7 +116,7 @@ func (rt *Runtime) result() Result {
 	if f, ok := rt.proto.(Finisher); ok {
 		f.OnFinish()
 	}
-	r := Result{Finished: rt.finished, Makespan: end, Stats: rt.stats,
+	r := Result{Finished: rt.finished, AtLimit: rt.atLimit, Makespan: end, Stats: rt.stats,
 		Recoveries: rt.failRecs, Events: rt.eng.executed}
 	if !rt.finished {
 		r.Outcome = Outcome{OK: false, Detail: "the workload did not finish"}
