@@ -232,5 +232,21 @@ func (rt *Runtime) closeRecoveries() {
 	rt.open = out
 }
 
+// FailureDetected reports whether node n is down and its failure has been
+// detected (reported through OnFailure). A protocol may leave such a node
+// among the slots when it held nothing; a recovery that re-places objects
+// on the slots must not use it.
+func (rt *Runtime) FailureDetected(n NodeID) bool {
+	if rt.links[n].state != nodeFailed {
+		return false
+	}
+	for i := len(rt.failRecs) - 1; i >= 0; i-- {
+		if r := &rt.failRecs[i]; r.Node == n {
+			return r.DetectedAt != Never
+		}
+	}
+	return false
+}
+
 // FailNow makes node n fail at once (tests and protocols that model a crash).
 func (rt *Runtime) FailNow(n NodeID) { rt.eng.Schedule(rt.eng.now, rt.kFail, int32(n), -1) }

@@ -6,7 +6,11 @@
 // restart cost), which the tests check.
 package none
 
-import "ftsim/sim"
+import (
+	"slices"
+
+	"ftsim/sim"
+)
 
 // Protocol restarts the application from scratch after every detected failure.
 type Protocol struct {
@@ -66,6 +70,16 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 	return true
 }
 
+// replacing reports whether a spare is booting to take failed node n's place.
+func (r *Replacer) replacing(n sim.NodeID) bool {
+	for _, failed := range r.booting {
+		if failed == n {
+			return true
+		}
+	}
+	return false
+}
+
 // Adopt takes over spare s, booting for failed node failed on behalf of a
 // recovery that gave up: s takes failed's place once booted, as a spare the
 // replacer took itself would, rather than a second spare being booted.
@@ -121,6 +135,14 @@ func (r *Restarter) OnFailure(f sim.Failure) {
 	r.gen++
 	r.notBefore = max(r.notBefore, rt.Now()+rt.Config().Downtime)
 	r.nodes.Failed(f)
+	// the nodes a protocol falling back here had been told were dead but
+	// left in their slots (they held nothing): the restart places objects
+	// on every slot
+	for _, n := range slices.Clone(rt.Slots()) {
+		if n != f.Node && rt.FailureDetected(n) && !r.nodes.replacing(n) {
+			r.nodes.Failed(sim.Failure{Node: n})
+		}
+	}
 	r.maybeRestart()
 }
 

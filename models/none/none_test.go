@@ -157,3 +157,45 @@ func TestRestarterAdoptsBootingSpare(t *testing.T) {
 		}
 	}
 }
+
+// quietProto leaves a failed node that held nothing in its slot, as mlog
+// does, and restarts from scratch after any other failure.
+type quietProto struct {
+	sim.BaseProtocol
+	r *none.Restarter
+}
+
+func (p *quietProto) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.r = none.NewRestarter(rt)
+}
+
+func (p *quietProto) OnFailure(f sim.Failure) {
+	if len(f.Objects) > 0 || p.r.Active() {
+		p.r.OnFailure(f)
+	}
+}
+
+// Three objects on four nodes without spares: node 3, which holds nothing,
+// fails first, and the protocol leaves it in its slot; node 1's failure
+// then makes it restart from scratch. The restart drops node 3 too (its
+// failure was detected) and runs on nodes 0 and 2. It used to place
+// object 2 on node 3, and the run aborted (mlog on a random machine).
+func TestRestartDropsDetectedDeadSlots(t *testing.T) {
+	w, _ := synthetic.New(synthetic.Params{Objects: 3, Steps: 10, StepOps: 1e7}, 4)
+	cfg := sim.DefaultConfig()
+	cfg.Placement = sim.RoundRobin
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 3, At: 20 * sim.Millisecond}, {Node: 1, At: 50 * sim.Millisecond}}
+	rt, err := sim.New(cfg, w, &quietProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 1 {
+		t.Fatalf("finished %v outcome %+v restarts %d", res.Finished, res.Outcome, res.Stats.Restarts)
+	}
+	if s := rt.Slots(); len(s) != 2 || s[0] != 0 || s[1] != 2 {
+		t.Fatalf("slots %v, want [0 2]", s)
+	}
+}
