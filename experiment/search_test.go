@@ -116,6 +116,26 @@ var searchMTBFs = []float64{4, 12}
 // spare pool a quarter of the fault-free run after it failed.
 const repairQuarter = "cluster.repair=FF/4"
 
+// overrides are the keys of the case's scenario with the given seed,
+// checkpoint period (for "PERIOD") and failure keys; the cluster's keys
+// (but repairQuarter, which prepare applies) come after the failure keys
+// and may override them.
+func (c searchCase) overrides(seed int, period string, failureKeys []string) []string {
+	over := append([]string{"workload.kind=" + c.workload, "protocol.kind=" + c.protocol.kind, fmt.Sprintf("seed=%d", seed)}, failureKeys...)
+	for _, k := range c.cluster {
+		if k != repairQuarter {
+			over = append(over, k)
+		}
+	}
+	for _, k := range c.keys {
+		over = append(over, "workload."+k)
+	}
+	for _, k := range c.protocol.keys {
+		over = append(over, strings.Replace(k, "PERIOD", period, 1))
+	}
+	return over
+}
+
 // searchRandomFailures runs every workload under protocols on every
 // cluster, at node MTBFs of each of mtbfs fault-free runs, with seeds seeds
 // each.
@@ -180,20 +200,8 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 // timeout a 15th.
 func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Point, sim.Time) {
 	t.Helper()
-	over := append([]string{"workload.kind=" + c.workload, "protocol.kind=" + c.protocol.kind, fmt.Sprintf("seed=%d", seed)}, failureKeys...)
 	repair := slices.Contains(c.cluster, repairQuarter)
-	for _, k := range c.cluster {
-		if k != repairQuarter {
-			over = append(over, k)
-		}
-	}
-	for _, k := range c.keys {
-		over = append(over, "workload."+k)
-	}
-	for _, k := range c.protocol.keys {
-		over = append(over, strings.Replace(k, "PERIOD", c.period, 1))
-	}
-	s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), over)
+	s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), c.overrides(seed, c.period, failureKeys))
 	if err != nil {
 		t.Fatal(err)
 	}

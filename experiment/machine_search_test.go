@@ -1,0 +1,174 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"ftsim/scenarios"
+	"ftsim/sim"
+)
+
+// machineChoices are the values a random machine draws from, key by key:
+// from a network much faster than the computation to one that dominates
+// it (latency, bandwidth, the CPU cost of communication), slow and fast
+// storage with and without a per-writer cap, round-robin placement.
+var machineChoices = []struct {
+	key    string
+	values []string
+}{
+	{"cluster.nodes", []string{"1", "2", "3", "4", "5", "7", "8"}},
+	{"cluster.spares", []string{"0", "1", "2", "4"}},
+	{"cluster.cores", []string{"1", "2", "4"}},
+	{"cluster.rate", []string{"1e8", "1e9", "1e10"}},
+	{"cluster.placement", []string{`"block"`, `"round_robin"`}},
+	{"network.latency", []string{`"0s"`, `"200ns"`, `"2us"`, `"50us"`, `"1ms"`}},
+	{"network.bandwidth", []string{`"50MB/s"`, `"1GB/s"`, `"12.5GB/s"`, `"1TB/s"`}},
+	{"network.cpu_load", []string{"0", "0.25", "1"}},
+	{"storage.memory_bandwidth", []string{`"1GB/s"`, `"100GB/s"`}},
+	{"storage.disk_bandwidth", []string{`"50MB/s"`, `"10GB/s"`}},
+	{"storage.pfs_bandwidth", []string{`"1GB/s"`, `"100GB/s"`}},
+	{"storage.pfs_node_bandwidth", []string{"0", `"100MB/s"`, `"2GB/s"`}},
+	{"storage.pfs_latency", []string{`"0s"`, `"10us"`, `"1ms"`}},
+}
+
+// drawMachine returns the keys of a machine drawn from machineChoices.
+func drawMachine(rng *rand.Rand) []string {
+	keys := make([]string, len(machineChoices))
+	for i, c := range machineChoices {
+		keys[i] = c.key + "=" + c.values[rng.IntN(len(c.values))]
+	}
+	return keys
+}
+
+// drawFailures sets the failure process, detection, downtime, repair and
+// spare boot of p, whose fault-free run takes ff, from rng: exponential or
+// Weibull failures (shape 0.5, 0.7 or 1.5) at a node MTBF of 1.5, 4 or 12
+// fault-free runs, times nodes/4 beyond 4 nodes; oracle detection after 0
+// to a tenth of the run, or heartbeats every 100th or 20th of it with a
+// timeout of one or three periods; no downtime or a 50th of the run; no
+// repair or repair after a quarter or a 20th of it; spares that boot at
+// once, in a 20th or (at the two lower rates) in half of it. The limits
+// keep out machines on which no protocol could finish: with more nodes at
+// the same node MTBF, a protocol that restarts from scratch (as cpr does
+// when a failure takes its memory checkpoints) rarely gets through; with
+// spares booting for half a run at a failure every third of one, no
+// recovery ends before the next failure.
+func drawFailures(rng *rand.Rand, p *Point, ff sim.Time) {
+	frac := func(fs ...float64) float64 { return fs[rng.IntN(len(fs))] }
+	pick := func(fs ...float64) scenarios.Duration { return scenarios.Duration(frac(fs...) * float64(ff)) }
+	f, d, c := &p.Scenario.Failures, &p.Scenario.Detection, &p.Scenario.Cluster
+	rate := frac(1.5, 4, 12)
+	f.Distribution, f.NodeMTBF = "exponential", scenarios.Duration(rate*float64(ff)*float64(max(c.Nodes, 4))/4)
+	if rng.IntN(2) == 0 {
+		f.Distribution, f.WeibullShape = "weibull", frac(0.5, 0.7, 1.5)
+	}
+	if rng.IntN(2) == 0 {
+		d.Mode, d.Delay = "oracle", pick(0, 0.01, 0.1)
+	} else {
+		d.Mode, d.Period = "heartbeat", pick(0.01, 0.05)
+		d.Timeout = d.Period * scenarios.Duration(1+2*rng.IntN(2))
+	}
+	f.Downtime = pick(0, 0.02)
+	c.Repair = pick(0, 0.25, 0.05)
+	c.SpareBoot = pick(0, 0.05, 0.5)
+	if rate == 1.5 {
+		c.SpareBoot = min(c.SpareBoot, scenarios.Duration(ff/20))
+	}
+}
+
+// Every workload of both lists under every protocol variant of both
+// random searches runs on random machines (drawMachine) with random
+// failures, detection and repair (drawFailures), with a checkpoint period
+// of an eighth of the baseline on that machine, and ends with its
+// reference answer unless every node failed. A machine the protocol
+// rejects (a scenario error naming the key), or on which the protocol's
+// work leaves the application no progress even without failures
+// (NoProgressError), is skipped. By default 1
+// machine per case; FTSIM_SEARCH=1 runs 40, and FTSIM_MACHINE_SEEDS=N
+// starts their seeds at N instead of 1.
+func TestRandomFailuresRandomMachines(t *testing.T) {
+	seeds := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	first := 1
+	if v := os.Getenv("FTSIM_MACHINE_SEEDS"); v != "" {
+		if _, err := fmt.Sscan(v, &first); err != nil {
+			t.Fatalf("FTSIM_MACHINE_SEEDS=%q: %v", v, err)
+		}
+	}
+	runs, failures, rejected, overloaded := 0, 0, 0, 0
+	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
+	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
+		h := fnv.New64a()
+		fmt.Fprint(h, c, c.keys)
+		for seed := first; seed < first+seeds; seed++ {
+			rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+			c.cluster = drawMachine(rng)
+			p, ff, err := c.prepareScaled(t, seed)
+			var np *NoProgressError
+			if errors.As(err, &np) {
+				overloaded++
+				continue
+			}
+			if err != nil {
+				rejected++
+				continue
+			}
+			drawFailures(rng, p, ff)
+			f := p.Scenario.Failures
+			name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g), detection %+v, downtime %v, repair %v, spare boot %v",
+				c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, p.Scenario.Detection, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
+			runs++
+			failures += runSearch(t, name, p).Failures
+		}
+	})
+	if failures == 0 {
+		t.Fatal("no failure struck: the search tests nothing")
+	}
+	t.Logf("%d runs, %d failures; %d machines rejected, %d on which the protocol leaves no progress", runs, failures, rejected, overloaded)
+}
+
+// prepareScaled prepares the case with the given seed, with the protocol's
+// period an eighth of the baseline run on the case's machine (measured
+// first without protocol), and returns the point and the longer of its
+// baseline and fault-free run. The errors prepareKeys returns are
+// returned; any other failure is fatal.
+func (c searchCase) prepareScaled(t *testing.T, seed int) (*Point, sim.Time, error) {
+	t.Helper()
+	bare := c
+	bare.protocol = searchProtocol{kind: "none"}
+	b, err := c.prepareKeys(t, bare.overrides(seed, "", nil))
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := c.prepareKeys(t, c.overrides(seed, fmt.Sprintf("%dns", max(b.Baseline/8, 1)), nil))
+	if err != nil {
+		return nil, 0, err
+	}
+	return p, max(p.FaultFree, p.Baseline), nil
+}
+
+// prepareKeys prepares the scenario of the given keys. It returns a
+// scenario error (a key the protocol or workload rejects) or a
+// NoProgressError (the protocol's work leaves the application no progress
+// on the machine), and fails the test on any other.
+func (c searchCase) prepareKeys(t *testing.T, keys []string) (*Point, error) {
+	t.Helper()
+	s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), keys)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Prepare(s)
+	var serr *scenarios.Error
+	var nerr *NoProgressError
+	if err != nil && !errors.As(err, &serr) && !errors.As(err, &nerr) {
+		t.Fatalf("%s: %v", c, err)
+	}
+	return p, err
+}
