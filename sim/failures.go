@@ -116,9 +116,14 @@ func (rt *Runtime) failNode(n NodeID) {
 	if rt.tracer != nil {
 		rt.tracer.Instant(n, now, "failure")
 	}
-	rt.eng.Schedule(rt.detectTime(n, now), rt.kDetect, int32(n), int64(idx))
+	detect := rt.detectTime(n, now)
+	rt.eng.Schedule(detect, rt.kDetect, int32(n), int64(idx))
 	if rt.cfg.Repair > 0 {
-		rt.eng.After(rt.cfg.Repair, rt.kRepair, int32(n), 0)
+		// not back in the pool before its failure is known (nobody
+		// repairs what is not known broken): a protocol that still
+		// counts it among its nodes would place objects on an idle
+		// spare, where they never run
+		rt.eng.Schedule(max(now+rt.cfg.Repair, detect), rt.kRepair, int32(n), 0)
 	}
 	rt.checkQuiet()
 }

@@ -315,3 +315,28 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// A repair shorter than the detection delay returns the node to the pool at
+// its detection, after the protocol was told (a search on random machines
+// found a restart from scratch placing objects on a node that had failed and
+// was already back in the pool, undetected: they never ran).
+func TestRepairNotBeforeDetection(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.Repair = Second
+	cfg.DetectDelay = 3 * Second
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}}
+	cfg.Limit = Minute
+	p := &recordProto{}
+	var rt *Runtime
+	var left []int
+	p.onFail = func(Failure) {
+		left = append(left, rt.SparesLeft())
+		rt.At(rt.Now(), func() { left = append(left, rt.SparesLeft()) })
+	}
+	rt, _ = New(cfg, idle(2), p)
+	rt.Run()
+	if !slices.Equal(left, []int{0, 1}) || len(p.failures) != 1 || p.failures[0].DetectedAt != 4*Second {
+		t.Fatalf("spares left at the detection and just after: %v, failures %+v", left, p.failures)
+	}
+}
