@@ -1,6 +1,7 @@
 package mlog
 
 import (
+	"slices"
 	"testing"
 
 	"ftsim/sim"
@@ -432,5 +433,35 @@ func TestMeasureRestartMetrics(t *testing.T) {
 	res := runWith(t, cfg, stencilJob(t, 4, 2, 20), mustNew(t, DefaultConfig()))
 	if m := res.Stats.Metrics(); len(m) != 0 {
 		t.Fatalf("metrics %v without measure_restart", m)
+	}
+}
+
+// A node that held nothing (three objects on four nodes) leaves the slots
+// when its failure is detected, instead of staying there dead: repaired, it
+// would have rejoined the spare pool while still counted as the
+// application's (a restart from scratch then placed objects on an idle
+// spare, where they never ran). A later failure is recovered as usual.
+func TestEmptyNodeFailureLeavesTheSlots(t *testing.T) {
+	w, err := synthetic.New(synthetic.Params{Objects: 3, Steps: 10, StepOps: 1e7, Exchange: 4096}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testCluster(4)
+	cfg.Placement = sim.RoundRobin
+	cfg.Repair = sim.Millisecond
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 3, At: 20 * sim.Millisecond}, {Node: 1, At: 50 * sim.Millisecond}}
+	pc := DefaultConfig()
+	pc.Period = 20 * sim.Millisecond
+	pr := mustNew(t, pc)
+	var slots []sim.NodeID
+	pr.hook = func(step string, _, _, _ sim.NodeID) {
+		if step == "replaced" {
+			slots = slices.Clone(pr.RT.Slots())
+		}
+	}
+	res := runWith(t, cfg, w, pr)
+	if res.Stats.Restarts != 0 || slices.Contains(slots, 3) || len(slots) != 3 {
+		t.Fatalf("restarts from scratch %d, slots after the replacement %v: want 3 slots without node 3", res.Stats.Restarts, slots)
 	}
 }

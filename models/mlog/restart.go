@@ -93,6 +93,11 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		return
 	}
 	if len(objs) == 0 {
+		// a node that held nothing leaves the ring: left in the slots, it
+		// would return to the spare pool when repaired while still
+		// counted as the application's, and a restart from scratch would
+		// place objects on it
+		rt.RemoveSlot(f.Node)
 		p.afterTopology()
 		return
 	}
