@@ -39,7 +39,7 @@ type Config struct {
 	Rate                 float64 // operations per second per core
 	Memory               int64   // bytes per node (for reporting memory pressure)
 	SpareBoot            Time    // a spare is usable this long after it is taken
-	Repair               Time    // a failed node rejoins the spare pool after this; 0 = never
+	Repair               Time    // a failed node rejoins the spare pool after this (not before its failure is detected, nor while it is in the slots); 0 = never
 	Placement            Placement
 
 	Latency   Time

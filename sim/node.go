@@ -36,6 +36,7 @@ type node struct {
 	memFree     Time
 	mem         [numMemKinds]int64
 	booted      func(NodeID) // a booting spare: what runs when it has booted
+	repairDue   bool         // repaired while still in the slots: joins the pool when it leaves them
 }
 
 // queueOf is a FIFO that reuses its backing array.
@@ -98,6 +99,7 @@ func (rt *Runtime) indexSlots() {
 	for i, n := range rt.slots {
 		rt.slotOf[n] = int32(i)
 	}
+	rt.releaseRepaired()
 }
 
 // SetSlots replaces the application's nodes (after a shrink or a replacement);
@@ -199,10 +201,38 @@ func (rt *Runtime) activate(n NodeID) {
 }
 
 func (rt *Runtime) onRepair(ev Event) {
-	l := &rt.links[ev.I]
-	if l.state != nodeFailed {
+	if rt.links[ev.I].state != nodeFailed {
 		return
 	}
-	l.state = nodeSpare
-	rt.spares = append(rt.spares, NodeID(ev.I))
+	if rt.slotOf[ev.I] >= 0 {
+		// Still one of the application's nodes: its replacement is
+		// booting, or the protocol keeps it. In the pool as well, it
+		// could be taken as a spare while objects are placed on it; it
+		// joins the pool when it leaves the slots.
+		rt.nodes[ev.I].repairDue = true
+		rt.repairsDue++
+		return
+	}
+	rt.toPool(NodeID(ev.I))
+}
+
+// toPool puts repaired node n at the end of the spare pool.
+func (rt *Runtime) toPool(n NodeID) {
+	rt.links[n].state = nodeSpare
+	rt.spares = append(rt.spares, n)
+}
+
+// releaseRepaired puts the repaired nodes that have left the slots into
+// the pool, in node order.
+func (rt *Runtime) releaseRepaired() {
+	if rt.repairsDue == 0 {
+		return
+	}
+	for i := range rt.nodes {
+		if nd := &rt.nodes[i]; nd.repairDue && rt.slotOf[i] < 0 {
+			nd.repairDue = false
+			rt.repairsDue--
+			rt.toPool(NodeID(i))
+		}
+	}
 }

@@ -30,6 +30,7 @@ type Runtime struct {
 	slots               []NodeID // the application's nodes, in rank order
 	slotOf              []int32  // slotOf[n] is node n's index in slots, -1 if none
 	spares              []NodeID // idle spares, taken first to last
+	repairsDue          int      // repaired nodes waiting to leave the slots for the pool
 
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)
