@@ -55,7 +55,9 @@ func (r *Replacer) Pending() bool { return len(r.booting) > 0 }
 func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 	rt := r.rt
 	failed := f.Node
-	if old, ok := r.booting[f.Node]; ok { // a spare died while booting
+	if old, ok := r.booting[f.Node]; ok && f.WasSpare { // a spare died while booting
+		// (a report of the node's failure before it was repaired and
+		// taken as a spare is not WasSpare: it changes nothing here)
 		delete(r.booting, f.Node)
 		failed = old
 	} else if !inSlots(rt, f.Node) {
@@ -90,7 +92,10 @@ func (r *Replacer) Adopt(s, failed sim.NodeID) {
 
 // booted puts spare s in the place of the node it replaces.
 func (r *Replacer) booted(s sim.NodeID) {
-	failed := r.booting[s]
+	failed, ok := r.booting[s]
+	if !ok {
+		return
+	}
 	delete(r.booting, s)
 	r.rt.ReplaceSlot(failed, s)
 	r.ready()
@@ -159,7 +164,9 @@ func (r *Restarter) maybeRestart() {
 	}
 	gen := r.gen
 	rt.At(r.notBefore, func() {
-		if gen != r.gen || r.nodes.Pending() {
+		// (the failure and the last replacement's boot may both have
+		// scheduled this restart: the first to run does it)
+		if gen != r.gen || r.nodes.Pending() || !r.active {
 			return
 		}
 		rt.RestartAll()

@@ -2,6 +2,7 @@ package none_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"ftsim/models/cpr"
@@ -197,5 +198,57 @@ func TestRestartDropsDetectedDeadSlots(t *testing.T) {
 	}
 	if s := rt.Slots(); len(s) != 2 || s[0] != 0 || s[1] != 2 {
 		t.Fatalf("slots %v, want [0 2]", s)
+	}
+}
+
+// lateProto drops a failed node at its detection and tells its replacer
+// only at the next detection, after the replacer's own failure (as a
+// protocol falling back on a restart reports the failures it had seen).
+type lateProto struct {
+	sim.BaseProtocol
+	nodes *none.Replacer
+	late  []sim.Failure
+}
+
+func (p *lateProto) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.nodes = none.NewReplacer(rt, func() {})
+}
+
+func (p *lateProto) OnFailure(f sim.Failure) {
+	if len(p.late) == 0 {
+		p.RT.RemoveSlot(f.Node)
+		p.late = append(p.late, f)
+		return
+	}
+	p.nodes.Failed(f)
+	for _, g := range p.late {
+		p.nodes.Failed(g)
+	}
+}
+
+// Node 1 fails, is dropped and, repaired, rejoins the pool; node 2's failure
+// takes it as the spare that replaces node 2. The report of node 1's first
+// failure, handed to the replacer only then, used to be taken for a failure
+// of the booting spare: the replacer forgot it and dropped node 2 for want
+// of another spare (a restart from scratch under dps then ran twice at one
+// instant and an object stepped once too often).
+func TestReplacerIgnoresReportOfEarlierLife(t *testing.T) {
+	w, _ := synthetic.New(synthetic.Params{Objects: 3, Steps: 10, StepOps: 1e7}, 3)
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 3
+	cfg.Repair = sim.Millisecond
+	cfg.SpareBoot = 10 * sim.Millisecond
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 10 * sim.Millisecond}, {Node: 2, At: 20 * sim.Millisecond}}
+	cfg.Limit = sim.Second
+	p := &lateProto{}
+	rt, err := sim.New(cfg, w, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	if s := rt.Slots(); !slices.Equal(s, []sim.NodeID{0, 1}) {
+		t.Fatalf("slots %v, want [0 1]: node 1, repaired, in node 2's place", s)
 	}
 }
