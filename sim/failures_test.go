@@ -322,27 +322,36 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-// A repair shorter than the detection delay returns the node to the pool at
-// its detection, after the protocol was told (a search on random machines
-// found a restart from scratch placing objects on a node that had failed and
-// was already back in the pool, undetected: they never ran).
-func TestRepairNotBeforeDetection(t *testing.T) {
-	cfg := testConfig(2)
+// runRepair runs two idle nodes, node 1 failing at 1 s, with failed nodes
+// repaired after a second; at each detection onFail runs, and note records
+// the number of spares left when it is called.
+func runRepair(cfg Config, onFail func(rt *Runtime, f Failure, note func())) (*Runtime, *recordProto, []int) {
 	cfg.Repair = Second
-	cfg.DetectDelay = 3 * Second
 	cfg.Failures = ScriptedFailures
 	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}}
 	cfg.Limit = Minute
 	p := &recordProto{}
 	var rt *Runtime
 	var left []int
-	p.onFail = func(f Failure) {
-		rt.RemoveSlot(f.Node) // (in the slots, it would not join the pool)
-		left = append(left, rt.SparesLeft())
-		rt.At(rt.Now(), func() { left = append(left, rt.SparesLeft()) })
-	}
+	note := func() { left = append(left, rt.SparesLeft()) }
+	p.onFail = func(f Failure) { onFail(rt, f, note) }
 	rt, _ = New(cfg, idle(2), p)
 	rt.Run()
+	return rt, p, left
+}
+
+// A repair shorter than the detection delay returns the node to the pool at
+// its detection, after the protocol was told (a search on random machines
+// found a restart from scratch placing objects on a node that had failed and
+// was already back in the pool, undetected: they never ran).
+func TestRepairNotBeforeDetection(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.DetectDelay = 3 * Second
+	_, p, left := runRepair(cfg, func(rt *Runtime, f Failure, note func()) {
+		rt.RemoveSlot(f.Node) // (in the slots, it would not join the pool)
+		note()
+		rt.At(rt.Now(), note)
+	})
 	if !slices.Equal(left, []int{0, 1}) || len(p.failures) != 1 || p.failures[0].DetectedAt != 4*Second {
 		t.Fatalf("spares left at the detection and just after: %v, failures %+v", left, p.failures)
 	}
@@ -357,22 +366,13 @@ func TestRepairWaitsForTheSlot(t *testing.T) {
 	cfg := testConfig(2)
 	cfg.Spares = 1 // node 2
 	cfg.SpareBoot = 5 * Second
-	cfg.Repair = Second
-	cfg.Failures = ScriptedFailures
-	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}}
-	cfg.Limit = Minute
-	p := &recordProto{}
-	var rt *Runtime
-	var left []int
-	p.onFail = func(f Failure) {
+	rt, _, left := runRepair(cfg, func(rt *Runtime, f Failure, note func()) {
 		rt.TakeSpare(func(s NodeID) {
 			rt.ReplaceSlot(f.Node, s)
-			left = append(left, rt.SparesLeft())
+			note()
 		})
-		rt.At(3*Second, func() { left = append(left, rt.SparesLeft()) })
-	}
-	rt, _ = New(cfg, idle(2), p)
-	rt.Run()
+		rt.At(3*Second, note)
+	})
 	if !slices.Equal(left, []int{0, 1}) || !slices.Equal(rt.Slots(), []NodeID{0, 2}) {
 		t.Fatalf("spares left at 3 s and when the replacement booted: %v, slots %v; want [0 1], [0 2]", left, rt.Slots())
 	}
