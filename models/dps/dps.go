@@ -515,8 +515,14 @@ func (p *Protocol) charge(n sim.NodeID, size int64) {
 	}
 }
 
+// valid reports whether backup bk is still there: its node has not failed
+// since bk was set up on it, and is still one of the application's. (A
+// backup set up on a node that had already failed, before its failure was
+// detected, has the incarnation of the dead node: once that node is
+// repaired, only its absence from the slots tells the backup is gone.)
 func (p *Protocol) valid(bk *backup) bool {
-	return p.RT.Alive(bk.node) && p.RT.Incarnation(bk.node) == bk.inc
+	rt := p.RT
+	return rt.Alive(bk.node) && rt.Incarnation(bk.node) == bk.inc && rt.SlotIndex(bk.node) >= 0
 }
 
 // OnSend stamps the sequence number and operation identifier and duplicates the

@@ -430,3 +430,31 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A backup is gone once its node has left the application's slots, even if
+// that node is alive again (repaired, in the spare pool) with the
+// incarnation the backup was set up with: a restart from scratch had set
+// backups up on a node already dead but not yet detected, the detection
+// dropped the node, and after its repair dps re-activated two threads from
+// those backups onto the idle spare, where they never ran (a burst search on
+// random machines).
+func TestBackupOffTheSlotsIsGone(t *testing.T) {
+	wl := lifeJob(t, "simple")
+	p, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(baseConfig(), wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	bk := p.th[0].backups[0]
+	if !p.valid(bk) {
+		t.Fatal("a backup on a live application node is not valid")
+	}
+	rt.RemoveSlot(bk.node)
+	if p.valid(bk) {
+		t.Fatalf("the backup on node %d is still valid after the node left the slots %v", bk.node, rt.Slots())
+	}
+}
