@@ -90,7 +90,9 @@ func drawFailures(rng *rand.Rand, p *Point, ff sim.Time) {
 // work leaves the application no progress even without failures
 // (NoProgressError), is skipped. By default 1
 // machine per case; FTSIM_SEARCH=1 runs 40, and FTSIM_MACHINE_SEEDS=N
-// starts their seeds at N instead of 1.
+// starts their seeds at N instead of 1. FTSIM_MACHINE_BURSTS=long (or
+// short) replaces the random failures by a burst plan (burstPlans) on
+// other machines.
 func TestRandomFailuresRandomMachines(t *testing.T) {
 	seeds := 1
 	if os.Getenv("FTSIM_SEARCH") != "" {
@@ -102,11 +104,18 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 			t.Fatalf("FTSIM_MACHINE_SEEDS=%q: %v", v, err)
 		}
 	}
+	bursts := os.Getenv("FTSIM_MACHINE_BURSTS")
+	if bursts != "" && bursts != "long" && bursts != "short" {
+		t.Fatalf("FTSIM_MACHINE_BURSTS=%q: want long or short", bursts)
+	}
 	runs, failures, rejected, overloaded := 0, 0, 0, 0
 	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
 	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
 		h := fnv.New64a()
 		fmt.Fprint(h, c, c.keys)
+		if bursts != "" {
+			fmt.Fprint(h, "bursts")
+		}
 		for seed := first; seed < first+seeds; seed++ {
 			rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
 			c.cluster = drawMachine(rng)
@@ -121,9 +130,13 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 				continue
 			}
 			drawFailures(rng, p, ff)
-			f := p.Scenario.Failures
-			name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g), detection %+v, downtime %v, repair %v, spare boot %v",
-				c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, p.Scenario.Detection, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
+			f := &p.Scenario.Failures
+			if bursts != "" {
+				f.Distribution = "scripted"
+				f.Scripted = burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, bursts == "long")[0]
+			}
+			name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) plan %v, detection %+v, downtime %v, repair %v, spare boot %v",
+				c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.Scripted, p.Scenario.Detection, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
 			runs++
 			failures += runSearch(t, name, p).Failures
 		}
