@@ -680,9 +680,13 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			}
 		}
 	}
+	// The workers lost on the node: those it held (f.Objects) and those on
+	// their way to it, restored there from a copy when it failed. Its
+	// failure does not report the latter, which were already lost, and
+	// their transfers leave them to this recovery.
 	var lost []sim.ObjID
-	for _, w := range f.Objects {
-		if rt.Lost(w) {
+	for x := range p.n {
+		if w := sim.ObjID(x); rt.Lost(w) && rt.NodeOf(w) == f.Node {
 			lost = append(lost, w)
 		}
 	}
@@ -773,18 +777,8 @@ func (p *Protocol) restoreOn(f sim.Failure, w sim.ObjID, target sim.NodeID) {
 			return
 		}
 		if !rt.Alive(target) {
-			// the target failed before w was there, so its failure reported
-			// no worker: the workers that were on their way to it are
-			// recovered again (once: that moves them off it)
-			if rt.NodeOf(w) == target {
-				var ws []sim.ObjID
-				for x := range p.n {
-					if id := sim.ObjID(x); rt.Lost(id) && rt.NodeOf(id) == target {
-						ws = append(ws, id)
-					}
-				}
-				p.recover(f, target, ws)
-			}
+			// the detection of the target's failure recovers w (OnFailure
+			// takes the workers on their way to a failed node)
 			return
 		}
 		p.restoreOn(f, w, sim.None)

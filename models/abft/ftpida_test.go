@@ -242,6 +242,31 @@ func TestFTPIDAThreeConsecutiveUnrecoverable(t *testing.T) {
 	t.Log(res.Stats.UnrecoverableNote)
 }
 
+// A spare that fails while the workers of a failed node are being restored
+// on it: those already installed are lost with it, the others are still on
+// their way. Its failure reports only the former, yet both are recovered
+// (on the second spare). The failures are 100 ns apart around the
+// restoring transfers' completions, 50 µs after the first failure.
+func TestFTPIDASpareFailsDuringRestore(t *testing.T) {
+	ff, _ := runPida(t, runSpec{params: smallParams(6), nodes: 2, proto: New(ftConfig(sim.Millisecond))})
+	fast := func(c *sim.Config) {
+		c.SpareBoot, c.DetectDelay, c.Latency, c.Bandwidth = 0, 0, 50*sim.Microsecond, 1e9
+	}
+	for _, frac := range []float64{0.3, 0.5} {
+		first := sim.Time(frac * float64(ff.Makespan))
+		for d := 49 * sim.Microsecond; d < 52*sim.Microsecond; d += 100 * sim.Nanosecond {
+			p := New(ftConfig(sim.Millisecond))
+			planned := []sim.ScriptedFailure{{Node: 1, At: first}, {Node: 2, At: first + d}}
+			res, _ := runPida(t, runSpec{params: smallParams(6), nodes: 2, spares: 2, planned: planned, proto: p, tune: fast})
+			if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 0 || res.Stats.Failures != 2 {
+				t.Fatalf("failures at %v and %v: finished %v, outcome %+v, %d restarts, %d failures",
+					first, first+d, res.Finished, res.Outcome, res.Stats.Restarts, res.Stats.Failures)
+			}
+			checkClean(t, "spare fails during restore", p)
+		}
+	}
+}
+
 // Recovering one worker beats restarting everyone from scratch.
 func TestFTPIDABeatsRestart(t *testing.T) {
 	planned := []sim.ScriptedFailure{{Node: 2, Progress: 0.7, ByProgress: true}}
