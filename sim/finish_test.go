@@ -156,6 +156,40 @@ func TestStalledRunEnds(t *testing.T) {
 	}
 }
 
+// An unfinished run says why: stopped at the duration limit with events
+// still to run (ping-pong without end), or quiet with nothing left to run
+// (one message, then nothing).
+func TestUnfinishedRunSaysWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		pong    bool
+		atLimit bool
+		detail  string
+	}{
+		{"at the limit", true, true, "the workload did not finish: stopped at the duration limit (1ms) with events still to run"},
+		{"quiet", false, false, "the workload did not finish"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := &scriptWL{n: 2, total: 1 << 40, start: only0(func(c *Ctx) { c.Send(1, 1, 1000, nil) })}
+			wl.on = func(c *Ctx, o *scriptObj, m *Message) {
+				if tc.pong {
+					c.Send(1-c.Self(), 1, 1000, nil)
+				}
+			}
+			cfg := testConfig(2)
+			cfg.Limit = Millisecond
+			rt, err := New(cfg, wl, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if res.Finished || res.AtLimit != tc.atLimit || res.Outcome.Detail != tc.detail || res.Makespan > cfg.Limit {
+				t.Fatalf("finished %v, at limit %v, makespan %v: %q", res.Finished, res.AtLimit, res.Makespan, res.Outcome.Detail)
+			}
+		})
+	}
+}
+
 // lostRestartProto restarts the application from scratch, without the
 // failed node, when a detected failure took objects that are still lost,
 // as protocols that recover only lost objects do.

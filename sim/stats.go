@@ -120,8 +120,11 @@ func (rt *Runtime) result() Result {
 		Recoveries: rt.failRecs, Events: rt.eng.executed}
 	if !rt.finished {
 		r.Outcome = Outcome{OK: false, Detail: "the workload did not finish"}
-		if rt.aborted {
+		switch {
+		case rt.aborted:
 			r.Outcome.Detail += ": " + rt.stats.UnrecoverableNote
+		case rt.atLimit:
+			r.Outcome.Detail += fmt.Sprintf(": stopped at the duration limit (%v) with events still to run", rt.cfg.Limit)
 		}
 		return r
 	}
