@@ -159,16 +159,19 @@ func TestSimulationPanicIsAnError(t *testing.T) {
 	}
 }
 
-// A protocol whose own work leaves the application no progress (dps
-// checkpoints every 10 µs on a 50 MB/s network whose transfers keep a core
-// busy at each end: its CPU work exceeds the single core) used to make the
-// fault-free run simulate, and hold its queued work, until memory ran out.
-// It stops at SafetyFactor times the run without protocol and says why.
+// A protocol whose own work leaves the application (almost) no progress
+// used to make the fault-free run simulate, and hold its queued work, until
+// memory ran out. Here dps checkpoints a Life block of gigabytes (modeled)
+// after each message, on a 50 MB/s network whose transfers keep a core
+// busy at each end, while a generation computes in about 0.1 s: the run
+// would take more than 1000 times the one without protocol. It stops
+// there and says why.
 func TestFaultFreeRunWithoutProgress(t *testing.T) {
 	s, err := scenarios.Parse("overload.toml", []byte(`name = "overload"`), []string{
 		"cluster.nodes=4", "network.bandwidth=\"50MB/s\"", "network.cpu_load=1",
-		"workload.kind=dp", `workload.problem="lcs"`, "workload.random_a=300", "workload.random_b=200",
-		"protocol.kind=dps", "protocol.every=0", `protocol.period="10us"`})
+		"workload.kind=life", "workload.width=64", "workload.height=64", "workload.generations=20",
+		"workload.modeled_width=200000", "workload.modeled_height=200000", "workload.cell_ops=0.01",
+		"protocol.kind=dps", "protocol.every=1"})
 	if err != nil {
 		t.Fatal(err)
 	}

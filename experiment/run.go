@@ -135,7 +135,7 @@ type NoProgressError struct {
 
 func (e *NoProgressError) Error() string {
 	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %d times the run without protocol (%v): "+
-		"the protocol's work leaves the application no progress on this machine (a checkpoint period shorter than a checkpoint's cost?)",
+		"the protocol's work leaves the application no progress on this machine (checkpoints far costlier than the computation between them?)",
 		e.Scenario, e.Protocol, SafetyFactor, e.Limit)
 }
 

@@ -241,6 +241,33 @@ func TestCheckpointPeriodShorterThanTransfer(t *testing.T) {
 	}
 }
 
+// A timer tick at which the object has handled nothing since its last
+// checkpoint is skipped: the checkpoint would save the same state again.
+// Without the rule, on a machine where a transfer costs as much CPU as it
+// takes time (cpu_load = 1, no latency) and the period is short, the
+// protocol's CPU work (which goes ahead of the application's) exceeds the
+// cores, and the application never runs again (found by the random-machine
+// search with failure bursts). With it, checkpoints follow the work done: at
+// most one per handled message, as many as with a checkpoint after every
+// message at most.
+func TestTimerSkipsUnchangedState(t *testing.T) {
+	wl := lifeJob(t, "overlap")
+	cfg := baseConfig()
+	each := DefaultConfig()
+	each.Every = 1
+	_, every := runDPS(t, cfg, wl, each)
+	cfg.Latency, cfg.CPULoad = 0, 1
+	cfg.Limit = 400 * sim.Millisecond // 20 times the fault-free run
+	pc := DefaultConfig()
+	pc.Every, pc.Period = 0, 5*sim.Microsecond
+	res, p := runDPS(t, cfg, wl, pc)
+	checkClean(t, "short period", res, p)
+	if p.C.SkippedCheckpoints == 0 || p.C.Checkpoints == 0 || p.C.Checkpoints > every.C.Checkpoints {
+		t.Fatalf("%d checkpoints (want 1 to %d, one per handled message at most), %d ticks skipped over %v",
+			p.C.Checkpoints, every.C.Checkpoints, p.C.SkippedCheckpoints, res.Makespan)
+	}
+}
+
 // Failures: single, successive and simultaneous ones the backups cover end
 // with the reference answer without any restart; survivors never roll back;
 // re-posted objects already received are dropped and nothing else is.
