@@ -185,3 +185,40 @@ func (c searchCase) prepareKeys(t *testing.T, keys []string) (*Point, error) {
 	}
 	return p, err
 }
+
+// A local message's tuple (sender and receiver on one node) on its way to
+// the buddy when that node fails belongs to the receiver's dead life: the
+// restored receiver hands the TN out again, to another message, and a
+// second failure of the receiver before its next checkpoint must not
+// restore the stale tuple's TN (found by the burst search on random
+// machines: the re-executed receiver waited for ever for a TN whose message
+// carried another). The keys are the search's case; the first failure
+// makes mlog restart from scratch, node 0's failure 22 µs after the fresh
+// start strikes while the tuple of object 5's first message to object 0 is
+// on its way, and node 6's failure strikes object 0 again.
+func TestStaleLocalTupleAfterRestore(t *testing.T) {
+	keys := []string{"workload.kind=stencil", "protocol.kind=mlog", "seed=2", "cluster.nodes=5", "cluster.spares=4",
+		"cluster.cores=4", "cluster.rate=1e8", `cluster.placement="round_robin"`, `cluster.repair="216.916us"`, `cluster.spare_boot="0s"`,
+		`network.latency="50us"`, `network.bandwidth="50MB/s"`, "network.cpu_load=1",
+		`storage.memory_bandwidth="1GB/s"`, `storage.disk_bandwidth="50MB/s"`, `storage.pfs_bandwidth="100GB/s"`,
+		`storage.pfs_node_bandwidth="2GB/s"`, `storage.pfs_latency="10us"`,
+		"workload.nx=12", "workload.ny=10", "workload.nz=8", "workload.iterations=20", "workload.blocks_per_node=2",
+		`protocol.restart="fast"`, `protocol.max_log="2KB"`, "protocol.period=210600ns",
+		`failures.distribution="scripted"`, `detection.mode="oracle"`,
+		`failures.scripted=[{node=8, at="1.36192ms"}, {node=1, at="1.36192ms"}, {node=0, at="1.383611ms"}, {node=6, at="1.817443ms"}]`}
+	s, err := scenarios.Parse("stale.toml", []byte(`name = "stale"`), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Finished || !r.DigestOK || r.Failures != 3 || r.Restarts != 1 {
+		t.Fatalf("finished %v, digest_ok %v, %d failures, %d restarts from scratch: %s", r.Finished, r.DigestOK, r.Failures, r.Restarts, r.Note)
+	}
+}

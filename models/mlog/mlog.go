@@ -666,10 +666,19 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 	e.asking = true
 	w := p.objs[e.dst]
 	sz := p.cfg.TicketBytes
-	life := p.life
+	life, wgen, inc := p.life, w.gen, rt.Incarnation(n)
 	rt.Transfer(n, b, sz, tagTuple, func(ok bool) {
 		if life != p.life || p.fallen {
 			return // a tuple of a life before a restart from scratch is void
+		}
+		if w.gen != wgen || !rt.Alive(n) || rt.Incarnation(n) != inc {
+			// the receiver's node failed before its tuple was logged: the
+			// message never left with this TN (it leaves after the
+			// acknowledgement), and the restored receiver hands its TNs
+			// out again. Kept, the tuple would give this TN to the message
+			// at the next restore, which may have given it to another.
+			// (receipt.mine is the same rule for multi_failure.)
+			return
 		}
 		if !ok {
 			// the buddy failed: again, to the buddy of now (the ring may
