@@ -104,6 +104,35 @@ func TestRecordFields(t *testing.T) {
 	}
 }
 
+// A record's note says what went wrong: the protocol's note (an
+// unrecoverable pattern), the outcome's when there is none, and both when
+// the run then reached the duration limit.
+func TestRecordNote(t *testing.T) {
+	s, err := scenarios.Parse("small.toml", []byte(small), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Point{Scenario: s}
+	limit := "the workload did not finish: stopped at the duration limit (1s) with events still to run"
+	for _, tc := range []struct {
+		name, protocol string
+		res            sim.Result
+		want           string
+	}{
+		{"finished", "fell back", sim.Result{Finished: true, Outcome: sim.Outcome{OK: true}}, "fell back"},
+		{"wrong answer", "", sim.Result{Finished: true, Outcome: sim.Outcome{Detail: "object 2 lost at completion"}}, "object 2 lost at completion"},
+		{"quiet", "fell back", sim.Result{Outcome: sim.Outcome{Detail: "the workload did not finish"}}, "fell back"},
+		{"at the limit", "", sim.Result{AtLimit: true, Outcome: sim.Outcome{Detail: limit}}, limit},
+		{"fell back, then at the limit", "fell back", sim.Result{AtLimit: true, Outcome: sim.Outcome{Detail: limit}}, "fell back; " + limit},
+	} {
+		res := tc.res
+		res.Stats.UnrecoverableNote = tc.protocol
+		if r := newRecord(p, 0, 1, &res); r.Note != tc.want {
+			t.Errorf("%s: note %q, want %q", tc.name, r.Note, tc.want)
+		}
+	}
+}
+
 func TestPrepareErrorsNameTheKey(t *testing.T) {
 	cases := []struct {
 		override, want string

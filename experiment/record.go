@@ -159,8 +159,13 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		}
 		r.Metrics[m.Name] = m.Value
 	}
-	if r.Note == "" && !res.Outcome.OK {
+	switch {
+	case res.Outcome.OK:
+	case r.Note == "":
 		r.Note = res.Outcome.Detail
+	case res.AtLimit:
+		// what the protocol reported, and that the run then reached the limit
+		r.Note += "; " + res.Outcome.Detail
 	}
 	if p.Baseline > 0 {
 		r.Overhead = float64(p.FaultFree)/float64(p.Baseline) - 1
