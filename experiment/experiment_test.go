@@ -85,6 +85,25 @@ func TestDeterministicOutput(t *testing.T) {
 	}
 }
 
+// runKeys parses the scenario of the given keys, prepares it and runs its
+// replication 0; any error fails the test.
+func runKeys(t *testing.T, keys []string) Record {
+	t.Helper()
+	s, err := scenarios.Parse("test.toml", []byte(`name = "t"`), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // The record carries the fields the issue promises, with their names.
 func TestRecordFields(t *testing.T) {
 	recs, out := runAll(t, small, 2, "reps=1")

@@ -206,19 +206,7 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 		`protocol.restart="fast"`, `protocol.max_log="2KB"`, "protocol.period=210600ns",
 		`failures.distribution="scripted"`, `detection.mode="oracle"`,
 		`failures.scripted=[{node=8, at="1.36192ms"}, {node=1, at="1.36192ms"}, {node=0, at="1.383611ms"}, {node=6, at="1.817443ms"}]`}
-	s, err := scenarios.Parse("stale.toml", []byte(`name = "stale"`), keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Prepare(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Run(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Finished || !r.DigestOK || r.Failures != 3 || r.Restarts != 1 {
+	if r := runKeys(t, keys); !r.Finished || !r.DigestOK || r.Failures != 3 || r.Restarts != 1 {
 		t.Fatalf("finished %v, digest_ok %v, %d failures, %d restarts from scratch: %s", r.Finished, r.DigestOK, r.Failures, r.Restarts, r.Note)
 	}
 }

@@ -47,18 +47,7 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 				case "mlog":
 					over = append(over, "protocol.period="+periods[wk])
 				}
-				s, err := scenarios.Parse("test.toml", []byte(`name = "t"`), over)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := Prepare(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := p.Run(0)
-				if err != nil {
-					t.Fatal(err)
-				}
+				r := runKeys(t, over)
 				if !r.Finished || !r.DigestOK || r.Failures == 0 {
 					t.Fatalf("finished %v digest_ok %v failures %d: %s", r.Finished, r.DigestOK, r.Failures, r.Note)
 				}
