@@ -93,6 +93,13 @@ func runKeys(t *testing.T, keys []string) Record {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runRep0(t, s)
+}
+
+// runRep0 prepares scenario s and runs its replication 0; any error fails
+// the test.
+func runRep0(t *testing.T, s *scenarios.Scenario) Record {
+	t.Helper()
 	p, err := Prepare(s)
 	if err != nil {
 		t.Fatal(err)

@@ -39,14 +39,7 @@ step_ops = 1e5
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Run(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runRep0(t, s)
 	// node 1 fails at 0.2 ms and is replaced; the later row for node 1 finds it dead
 	if r.Failures != 2 || r.Restarts != 2 || !r.DigestOK {
 		t.Fatalf("failures %d restarts %d digest_ok %v", r.Failures, r.Restarts, r.DigestOK)
