@@ -245,8 +245,8 @@ func TestFTPIDAThreeConsecutiveUnrecoverable(t *testing.T) {
 // A spare that fails while the workers of a failed node are being restored
 // on it: those already installed are lost with it, the others are still on
 // their way. Its failure reports only the former, yet both are recovered
-// (on the second spare). The failures are 100 ns apart around the
-// restoring transfers' completions, 50 µs after the first failure.
+// (on the second spare). The second failure strikes 49 to 52 µs after the
+// first, in steps of 100 ns: around the restoring transfers' completions.
 func TestFTPIDASpareFailsDuringRestore(t *testing.T) {
 	ff, _ := runPida(t, runSpec{params: smallParams(6), nodes: 2, proto: New(ftConfig(sim.Millisecond))})
 	fast := func(c *sim.Config) {

@@ -247,9 +247,8 @@ func TestCheckpointPeriodShorterThanTransfer(t *testing.T) {
 // takes time (cpu_load = 1, no latency) and the period is short, the
 // protocol's CPU work (which goes ahead of the application's) exceeds the
 // cores, and the application never runs again (found by the random-machine
-// search with failure bursts). With it, checkpoints follow the work done: at
-// most one per handled message, as many as with a checkpoint after every
-// message at most.
+// search with failure bursts). With it, checkpoints follow the work done:
+// no more than with a checkpoint after every handled message.
 func TestTimerSkipsUnchangedState(t *testing.T) {
 	wl := lifeJob(t, "overlap")
 	cfg := baseConfig()
