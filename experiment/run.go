@@ -35,6 +35,7 @@ func Prepare(s *scenarios.Scenario) (*Point, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.setBase(b)
 	return p, p.runFaultFree(nil)
 }
 
@@ -42,13 +43,22 @@ func Prepare(s *scenarios.Scenario) (*Point, error) {
 // (with its sequential reference) and the fault-free run without protocol.
 type base struct {
 	workload sim.Workload
-	baseline sim.Time
+	baseline sim.Time // 0 until run has run
 	stats    sim.Stats
 }
 
 // prepareBase builds the workload and runs it without protocol or failures,
 // on meter m (nil: none).
 func prepareBase(s *scenarios.Scenario, m *meter) (*base, error) {
+	b, err := newBase(s)
+	if err == nil {
+		err = b.run(s, m)
+	}
+	return b, err
+}
+
+// newBase builds s's workload, without running it.
+func newBase(s *scenarios.Scenario) (*base, error) {
 	if len(s.Protocols) > 0 {
 		return nil, s.Errorf("protocols", "a scenario with [[protocols]] runs as a sweep, one point per entry")
 	}
@@ -56,35 +66,49 @@ func prepareBase(s *scenarios.Scenario, m *meter) (*base, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &base{workload: w}, nil
+}
+
+// run runs the workload of s without protocol or failures, on meter m (nil:
+// none), and records its makespan and counters.
+func (b *base) run(s *scenarios.Scenario, m *meter) error {
 	cfg, err := clusterConfig(s, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cfg.Failures, cfg.Planned = sim.NoFailures, nil
-	rt, err := sim.New(cfg, w, buildNone())
+	rt, err := sim.New(cfg, b.workload, buildNone())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	res, err := m.run(rt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the fault-free run without protocol: %w", s.Name, err)
+		return fmt.Errorf("%s: the fault-free run without protocol: %w", s.Name, err)
 	}
 	if !res.Finished || !res.Outcome.OK {
-		return nil, fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, res.Outcome.Detail)
+		return fmt.Errorf("%s: the fault-free run without protocol did not reproduce the reference: %s", s.Name, res.Outcome.Detail)
 	}
-	return &base{workload: w, baseline: res.Makespan, stats: res.Stats}, nil
+	b.baseline, b.stats = res.Makespan, res.Stats
+	return nil
 }
 
-// pointOn builds s's protocol on a base prepared for a scenario that differs
-// from s at most in its protocol. The point's fault-free time is the
-// baseline's until runFaultFree has run.
+// pointOn builds s's protocol on a base built for a scenario that differs
+// from s at most in its protocol. The point has no baseline until setBase.
 func pointOn(s *scenarios.Scenario, b *base) (*Point, error) {
 	mk, err := buildProtocol(s)
 	if err != nil {
 		return nil, err
 	}
-	return &Point{Scenario: s, workload: b.workload, protocol: mk,
-		Baseline: b.baseline, FaultFree: b.baseline, FaultFreeStats: b.stats}, nil
+	return &Point{Scenario: s, workload: b.workload, protocol: mk}, nil
+}
+
+// setBase gives p the baseline of b, which is also p's fault-free time and
+// counters until runFaultFree has run (for good, without protocol).
+func (p *Point) setBase(b *base) {
+	p.Baseline = b.baseline
+	if p.ffProto == nil {
+		p.FaultFree, p.FaultFreeStats = b.baseline, b.stats
+	}
 }
 
 // runFaultFree runs the point's protocol without failures and records its

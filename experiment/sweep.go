@@ -409,8 +409,9 @@ type RunOptions struct {
 	// Skip claims runs already done (a resumed store); nil runs them all.
 	Skip func(RunKey) bool
 	// Prepared, if set, is called once for each point this process
-	// prepares, from a worker goroutine, before any of its runs, e.g. to
-	// store the point's predictions.
+	// prepares, from a worker goroutine, once its baseline and fault-free
+	// run are known and before any of its records, e.g. to store the
+	// point's predictions.
 	Prepared func(*SweepPoint, *Point) error
 	// Progress, if set, receives progress reports (see NewProgress).
 	Progress io.Writer
@@ -423,14 +424,15 @@ type RunOptions struct {
 }
 
 // preparedPoint is a point of a running sweep. It is prepared in two stages,
-// each once, by the first worker that needs it: the point (its workload, and
-// the fault-free run without protocol its group shares) and the fault-free
-// run with its protocol. Only the records need the second stage (and the runs
-// whose duration limit derives from it), so it is a job of its own that runs
-// beside the point's failure runs: a comparison of a few slow protocols, one
-// replication each, would otherwise run each protocol's two simulations one
-// after the other. The point is forgotten once its last record is out, so a
-// long sweep holds only the workloads it still needs.
+// each once, by the first worker that needs it: the point (its workload,
+// which its group shares) and the fault-free run with its protocol. Only the
+// records need the second stage and the fault-free run without protocol
+// (unless the runs' duration limit derives from them: no duration_limit), so
+// each is a job of its own that runs beside the point's failure runs: a
+// comparison of a few slow protocols, one replication each, would otherwise
+// run each protocol's simulations one after the other. The point is
+// forgotten once its last record is out, so a long sweep holds only the
+// workloads it still needs.
 type preparedPoint struct {
 	once, ffOnce sync.Once
 	p            *Point
@@ -440,11 +442,21 @@ type preparedPoint struct {
 	held         []int // slots whose results wait for ffDone (collector only)
 }
 
-// sweepJob is a job of Sweep.Run: a pending run (its slot in todo), or the
-// fault-free run of point ff (slot −1).
+// sweepJob is a job of Sweep.Run: a pending run (its slot in todo), the
+// fault-free run of a point, or the run without protocol of a point's group.
 type sweepJob struct {
-	slot, ff int
+	kind  jobKind
+	slot  int // runJob: the run's slot in todo
+	point int // faultFreeJob, baseJob: the point
 }
+
+type jobKind uint8
+
+const (
+	runJob jobKind = iota
+	faultFreeJob
+	baseJob
+)
 
 // Run executes the pending runs of o.Shard on a pool of workers shared by all
 // points, passes each record to o.Finished as soon as it is done, and calls
@@ -484,7 +496,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 			meters[w] = &meter{}
 		}
 		prog = NewProgress(o.Progress, len(todo))
-		prog.follow(meters, simulations(sw, todo, order, len(bases.groups)))
+		prog.follow(meters, simulations(sw, todo, order, bases.n))
 		defer prog.Stop()
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -493,7 +505,10 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	get := func(i int, m *meter) (*Point, error) {
 		pp := &pts[i]
 		pp.once.Do(func() {
-			pp.p, pp.err = bases.prepare(i, m)
+			pp.p, pp.err = bases.prepare(i)
+			if pp.err == nil && pp.p.limitFromFaultFree() {
+				pp.err = bases.setBaseline(i, pp.p, m)
+			}
 			pp.err = sw.pointErr(i, pp.err)
 		})
 		return pp.p, pp.err
@@ -505,7 +520,11 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}
 		pp := &pts[i]
 		pp.ffOnce.Do(func() {
-			err := sw.pointErr(i, p.runFaultFree(m))
+			err := p.runFaultFree(m)
+			if err == nil && !p.limitFromFaultFree() {
+				err = bases.setBaseline(i, p, m)
+			}
+			err = sw.pointErr(i, err)
 			if err == nil && o.Prepared != nil {
 				err = o.Prepared(&sw.Points[i], p)
 			}
@@ -525,9 +544,12 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		go func() {
 			for j := range jobc {
 				d := done{job: j}
-				if j.slot < 0 {
-					d.err = faultFree(j.ff, m)
-				} else {
+				switch j.kind {
+				case baseJob:
+					d.err = sw.pointErr(j.point, bases.run(j.point, m))
+				case faultFreeJob:
+					d.err = faultFree(j.point, m)
+				default:
 					pi, rep := todo[j.slot]/sw.Reps, todo[j.slot]%sw.Reps
 					p, err := get(pi, m)
 					if err == nil && p.limitFromFaultFree() {
@@ -590,8 +612,10 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 			return d.err
 		}
 		// build the records that are done, once their point's fault-free time is known
-		if d.job.slot < 0 {
-			pp := &pts[d.job.ff]
+		switch d.job.kind {
+		case baseJob: // its points' fault-free jobs wait for it
+		case faultFreeJob:
+			pp := &pts[d.job.point]
 			pp.ffDone = true
 			for _, slot := range pp.held {
 				if err := build(slot); err != nil {
@@ -599,7 +623,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 				}
 			}
 			pp.held = nil
-		} else {
+		default:
 			results[d.job.slot] = d.res
 			pp := &pts[todo[d.job.slot]/sw.Reps]
 			if !pp.ffDone {
@@ -640,24 +664,47 @@ func (sw *Sweep) pointErr(i int, err error) error {
 	return fmt.Errorf("sweep point %s: %w", sw.Points[i].ID, err)
 }
 
-// sweepJobs orders the jobs of a sweep: each point's fault-free run, one
-// point ahead of its failure runs, so that the fault-free run of the next
-// point starts while the runs of this one are under way.
+// sweepJobs orders the jobs of a sweep. The run without protocol of each
+// group of points comes before the group's first job. A point without
+// duration_limit has its fault-free run one point ahead of its failure runs,
+// which wait for it: the fault-free run of the next point starts while the
+// runs of this one are under way. A point with a duration_limit has its
+// failure runs first: nothing waits for them, and they are usually the
+// longest (the fault-free runs meet no failure).
 func sweepJobs(sw *Sweep, todo, order []int) []sweepJob {
 	runs := map[int][]sweepJob{}
 	for slot, k := range todo {
 		pi := k / sw.Reps
-		runs[pi] = append(runs[pi], sweepJob{slot: slot, ff: -1})
+		runs[pi] = append(runs[pi], sweepJob{kind: runJob, slot: slot})
 	}
 	var jobs []sweepJob
+	based, queued := map[string]bool{}, map[int]bool{}
+	add := func(kind jobKind, pi int) {
+		if key := baseKey(sw.Points[pi].Settings); !based[key] {
+			based[key] = true
+			jobs = append(jobs, sweepJob{kind: baseJob, point: pi})
+		}
+		if kind == faultFreeJob {
+			queued[pi] = true
+			jobs = append(jobs, sweepJob{kind: faultFreeJob, point: pi})
+		} else {
+			jobs = append(jobs, runs[pi]...)
+		}
+	}
+	waits := func(pi int) bool { return sw.Points[pi].Scenario.DurationLimit == 0 }
 	for i, pi := range order {
-		if i == 0 {
-			jobs = append(jobs, sweepJob{slot: -1, ff: pi})
+		if !waits(pi) {
+			add(runJob, pi)
+			add(faultFreeJob, pi)
+			continue
 		}
-		if i+1 < len(order) {
-			jobs = append(jobs, sweepJob{slot: -1, ff: order[i+1]})
+		if !queued[pi] {
+			add(faultFreeJob, pi)
 		}
-		jobs = append(jobs, runs[pi]...)
+		if i+1 < len(order) && waits(order[i+1]) {
+			add(faultFreeJob, order[i+1])
+		}
+		add(runJob, pi)
 	}
 	return jobs
 }
@@ -685,7 +732,10 @@ func (sw *Sweep) Prepare(each func(*SweepPoint, *Point) error) error {
 	}
 	bases := newBaseCache(sw, idx)
 	for i := range sw.Points {
-		p, err := bases.prepare(i, nil)
+		p, err := bases.prepare(i)
+		if err == nil {
+			err = bases.setBaseline(i, p, nil)
+		}
 		if err == nil {
 			err = p.runFaultFree(nil)
 		}
@@ -705,31 +755,32 @@ func (sw *Sweep) Prepare(each func(*SweepPoint, *Point) error) error {
 type baseCache struct {
 	sw     *Sweep
 	mu     sync.Mutex
-	groups map[string]*baseGroup
+	groups []*baseGroup // by point; nil once the point has its baseline
+	n      int          // groups
 }
 
-// baseGroup is one shared base; it is dropped once every point of the group
-// that has pending runs has been prepared.
+// baseGroup is one shared base, built once and run once. It is dropped once
+// every point of the group that has pending runs has its baseline.
 type baseGroup struct {
-	once sync.Once
-	b    *base
-	err  error
-	left int
+	once    sync.Once // builds b
+	b       *base
+	err     error
+	runOnce sync.Once // runs b
+	runErr  error
 }
 
-// newBaseCache counts the points of each group that todo will prepare.
+// newBaseCache finds the group of each point that todo will prepare.
 func newBaseCache(sw *Sweep, todo []int) *baseCache {
-	c := &baseCache{sw: sw, groups: map[string]*baseGroup{}}
-	last := -1
+	c := &baseCache{sw: sw, groups: make([]*baseGroup, len(sw.Points))}
+	byKey := map[string]*baseGroup{}
 	for _, k := range todo {
-		if pi := k / sw.Reps; pi != last {
-			last = pi
-			key := baseKey(sw.Points[pi].Settings)
-			if c.groups[key] == nil {
-				c.groups[key] = &baseGroup{}
-			}
-			c.groups[key].left++
+		pi := k / sw.Reps
+		key := baseKey(sw.Points[pi].Settings)
+		if byKey[key] == nil {
+			byKey[key] = &baseGroup{}
+			c.n++
 		}
+		c.groups[pi] = byKey[key]
 	}
 	return c
 }
@@ -746,26 +797,62 @@ func baseKey(set []Setting) string {
 	return PointID(rest)
 }
 
-// prepare builds point i on its group's base (without its fault-free run),
-// running the base on meter m if it is the first of its group.
-func (c *baseCache) prepare(i int, m *meter) (*Point, error) {
-	sp := &c.sw.Points[i]
-	key := baseKey(sp.Settings)
+func (c *baseCache) group(i int) *baseGroup {
 	c.mu.Lock()
-	g := c.groups[key]
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	return c.groups[i]
+}
+
+// build builds the base of point i's group unless it is built.
+func (c *baseCache) build(i int, g *baseGroup) error {
+	g.once.Do(func() { g.b, g.err = newBase(c.sw.Points[i].Scenario) })
+	return g.err
+}
+
+// prepare builds point i on its group's base, without running anything.
+func (c *baseCache) prepare(i int) (*Point, error) {
+	sp := &c.sw.Points[i]
 	if _, err := buildProtocol(sp.Scenario); err != nil {
 		return nil, err
 	}
-	g.once.Do(func() { g.b, g.err = prepareBase(sp.Scenario, m) })
-	b, err := g.b, g.err
-	c.mu.Lock()
-	if g.left--; g.left == 0 {
-		delete(c.groups, key)
-	}
-	c.mu.Unlock()
-	if err != nil {
+	g := c.group(i)
+	if err := c.build(i, g); err != nil {
 		return nil, err
 	}
-	return pointOn(sp.Scenario, b)
+	return pointOn(sp.Scenario, g.b)
+}
+
+// run runs the base of point i's group without protocol on meter m (the
+// base job), unless it has run or is running.
+func (c *baseCache) run(i int, m *meter) error {
+	g := c.group(i)
+	if g == nil {
+		return nil // point i has its baseline: the group has run
+	}
+	return c.runGroup(i, g, m)
+}
+
+// runGroup runs g, point i's group, on meter m unless it has run; if it is
+// running, it waits for it.
+func (c *baseCache) runGroup(i int, g *baseGroup, m *meter) error {
+	if err := c.build(i, g); err != nil {
+		return err
+	}
+	g.runOnce.Do(func() { g.runErr = g.b.run(c.sw.Points[i].Scenario, m) })
+	return g.runErr
+}
+
+// setBaseline gives point p, prepared for point i, its group's baseline,
+// running it on meter m unless it has run; if it is running, it waits for
+// it. It is called once per point.
+func (c *baseCache) setBaseline(i int, p *Point, m *meter) error {
+	g := c.group(i)
+	if err := c.runGroup(i, g, m); err != nil {
+		return err
+	}
+	p.setBase(g.b)
+	c.mu.Lock()
+	c.groups[i] = nil
+	c.mu.Unlock()
+	return nil
 }

@@ -315,23 +315,48 @@ func TestSweepRunStops(t *testing.T) {
 	}
 }
 
-// Each point's fault-free run is queued one point ahead of its failure runs.
+// Each group's run without protocol comes before the group's first job. A
+// point without duration_limit has its fault-free run queued one point ahead
+// of its failure runs; a point with one, after them.
 func TestSweepJobOrder(t *testing.T) {
-	sw := &Sweep{Reps: 2, Points: make([]SweepPoint, 3)}
-	ff := func(p int) sweepJob { return sweepJob{slot: -1, ff: p} }
-	run := func(slot int) sweepJob { return sweepJob{slot: slot, ff: -1} }
+	base := func(p int) sweepJob { return sweepJob{kind: baseJob, point: p} }
+	ff := func(p int) sweepJob { return sweepJob{kind: faultFreeJob, point: p} }
+	run := func(slot int) sweepJob { return sweepJob{kind: runJob, slot: slot} }
+	proto := func(label string) Setting { return Setting{Key: ProtocolKey, Value: label} }
+	nodes := func(n string) Setting { return Setting{Key: "cluster.nodes", Value: n} }
 	cases := []struct {
-		name  string
-		todo  []int // pending run indices
-		order []int
-		want  []sweepJob
+		name   string
+		limits []scenarios.Duration // duration_limit of each point
+		sets   [][]Setting          // settings of each point (nil: one group)
+		todo   []int                // pending run indices
+		order  []int
+		want   []sweepJob
 	}{
-		{"all", []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2}, []sweepJob{ff(0), ff(1), run(0), run(1), ff(2), run(2), run(3), run(4), run(5)}},
-		{"resumed", []int{3, 5}, []int{1, 2}, []sweepJob{ff(1), ff(2), run(0), run(1)}},
-		{"one point", []int{4}, []int{2}, []sweepJob{ff(2), run(0)}},
+		{"all", []scenarios.Duration{0, 0, 0}, nil, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
+			[]sweepJob{base(0), ff(0), ff(1), run(0), run(1), ff(2), run(2), run(3), run(4), run(5)}},
+		{"resumed", []scenarios.Duration{0, 0, 0}, nil, []int{3, 5}, []int{1, 2},
+			[]sweepJob{base(1), ff(1), ff(2), run(0), run(1)}},
+		{"one point", []scenarios.Duration{0, 0, 0}, nil, []int{4}, []int{2},
+			[]sweepJob{base(2), ff(2), run(0)}},
+		{"duration limits", []scenarios.Duration{scenarios.Hour, scenarios.Hour, scenarios.Hour}, nil, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
+			[]sweepJob{base(0), run(0), run(1), ff(0), run(2), run(3), ff(1), run(4), run(5), ff(2)}},
+		{"mixed", []scenarios.Duration{0, scenarios.Hour, 0}, nil, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
+			[]sweepJob{base(0), ff(0), run(0), run(1), run(2), run(3), ff(1), ff(2), run(4), run(5)}},
+		{"two groups", []scenarios.Duration{0, 0, 0},
+			[][]Setting{{nodes("8"), proto("a")}, {nodes("8"), proto("b")}, {nodes("16"), proto("a")}},
+			[]int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
+			[]sweepJob{base(0), ff(0), ff(1), run(0), run(1), base(2), ff(2), run(2), run(3), run(4), run(5)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			sw := &Sweep{Reps: 2}
+			for i, lim := range tc.limits {
+				sp := SweepPoint{Index: i, Scenario: &scenarios.Scenario{DurationLimit: lim}}
+				if tc.sets != nil {
+					sp.Settings = tc.sets[i]
+				}
+				sw.Points = append(sw.Points, sp)
+			}
 			if got := sweepJobs(sw, tc.todo, tc.order); !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
@@ -366,6 +391,59 @@ func TestSweepFaultFreeFigures(t *testing.T) {
 				if r.Protocol == "cpr" && !(r.Overhead > 0) {
 					t.Errorf("%s: overhead %v, want > 0", r.Point, r.Overhead)
 				}
+			}
+		})
+	}
+}
+
+// The progress bar counts every simulation of a sweep: its runs, a
+// fault-free run per point with a protocol and a run without protocol per
+// group of points that differ only in their protocol.
+func TestSweepSimulations(t *testing.T) {
+	sw, err := NewSweep(smallScenario(t), []Vary{{"protocol.kind", []string{"none", "cpr"}}, {"cluster.nodes", []string{"2", "4"}}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name        string
+		todo, order []int
+		groups      int
+		want        int
+	}{
+		{"all", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, []int{0, 1, 2, 3}, 2, 12 + 2 + 2},
+		{"one group left", []int{7, 8}, []int{2}, 1, 2 + 1 + 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			bases := newBaseCache(sw, tc.todo)
+			if bases.n != tc.groups {
+				t.Errorf("%d groups, want %d", bases.n, tc.groups)
+			}
+			if got := simulations(sw, tc.todo, tc.order, bases.n); got != tc.want {
+				t.Errorf("%d simulations, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// With a duration_limit, a point's failure runs go ahead beside the run
+// without protocol; when that run fails (here the limit is too short for the
+// work), the sweep reports its error and emits no record without a baseline.
+func TestSweepBaselineFailsBesideRuns(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
+			sw, err := NewSweep(smallScenario(t, `duration_limit="1s"`), []Vary{{"protocol.kind", []string{"cpr", "none"}}}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var finished, emitted int
+			o := RunOptions{Workers: workers, Finished: func(SweepRecord) error { finished++; return nil }}
+			err = sw.Run(context.Background(), o, func(SweepRecord) error { emitted++; return nil })
+			if err == nil || !strings.Contains(err.Error(), "the fault-free run without protocol did not reproduce the reference") {
+				t.Fatalf("error %v, want the run without protocol's", err)
+			}
+			if finished != 0 || emitted != 0 {
+				t.Errorf("%d records finished, %d emitted, want none", finished, emitted)
 			}
 		})
 	}
