@@ -669,8 +669,9 @@ func (sw *Sweep) pointErr(i int, err error) error {
 // duration_limit has its fault-free run one point ahead of its failure runs,
 // which wait for it: the fault-free run of the next point starts while the
 // runs of this one are under way. A point with a duration_limit has its
-// failure runs first: nothing waits for them, and they are usually the
-// longest (the fault-free runs meet no failure).
+// first failure run first, as nothing waits for it and a failure run is
+// usually the longest job (a fault-free run meets no failure), then its
+// fault-free run, which its records wait for, then its other runs.
 func sweepJobs(sw *Sweep, todo, order []int) []sweepJob {
 	runs := map[int][]sweepJob{}
 	for slot, k := range todo {
@@ -679,32 +680,32 @@ func sweepJobs(sw *Sweep, todo, order []int) []sweepJob {
 	}
 	var jobs []sweepJob
 	based, queued := map[string]bool{}, map[int]bool{}
-	add := func(kind jobKind, pi int) {
+	add := func(pi int, js ...sweepJob) {
 		if key := baseKey(sw.Points[pi].Settings); !based[key] {
 			based[key] = true
 			jobs = append(jobs, sweepJob{kind: baseJob, point: pi})
 		}
-		if kind == faultFreeJob {
-			queued[pi] = true
-			jobs = append(jobs, sweepJob{kind: faultFreeJob, point: pi})
-		} else {
-			jobs = append(jobs, runs[pi]...)
-		}
+		jobs = append(jobs, js...)
+	}
+	faultFree := func(pi int) {
+		queued[pi] = true
+		add(pi, sweepJob{kind: faultFreeJob, point: pi})
 	}
 	waits := func(pi int) bool { return sw.Points[pi].Scenario.DurationLimit == 0 }
 	for i, pi := range order {
 		if !waits(pi) {
-			add(runJob, pi)
-			add(faultFreeJob, pi)
+			add(pi, runs[pi][0])
+			faultFree(pi)
+			add(pi, runs[pi][1:]...)
 			continue
 		}
 		if !queued[pi] {
-			add(faultFreeJob, pi)
+			faultFree(pi)
 		}
 		if i+1 < len(order) && waits(order[i+1]) {
-			add(faultFreeJob, order[i+1])
+			faultFree(order[i+1])
 		}
-		add(runJob, pi)
+		add(pi, runs[pi]...)
 	}
 	return jobs
 }

@@ -317,7 +317,7 @@ func TestSweepRunStops(t *testing.T) {
 
 // Each group's run without protocol comes before the group's first job. A
 // point without duration_limit has its fault-free run queued one point ahead
-// of its failure runs; a point with one, after them.
+// of its failure runs; a point with one, after its first failure run.
 func TestSweepJobOrder(t *testing.T) {
 	base := func(p int) sweepJob { return sweepJob{kind: baseJob, point: p} }
 	ff := func(p int) sweepJob { return sweepJob{kind: faultFreeJob, point: p} }
@@ -339,9 +339,9 @@ func TestSweepJobOrder(t *testing.T) {
 		{"one point", []scenarios.Duration{0, 0, 0}, nil, []int{4}, []int{2},
 			[]sweepJob{base(2), ff(2), run(0)}},
 		{"duration limits", []scenarios.Duration{scenarios.Hour, scenarios.Hour, scenarios.Hour}, nil, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
-			[]sweepJob{base(0), run(0), run(1), ff(0), run(2), run(3), ff(1), run(4), run(5), ff(2)}},
+			[]sweepJob{base(0), run(0), ff(0), run(1), run(2), ff(1), run(3), run(4), ff(2), run(5)}},
 		{"mixed", []scenarios.Duration{0, scenarios.Hour, 0}, nil, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
-			[]sweepJob{base(0), ff(0), run(0), run(1), run(2), run(3), ff(1), ff(2), run(4), run(5)}},
+			[]sweepJob{base(0), ff(0), run(0), run(1), run(2), ff(1), run(3), ff(2), run(4), run(5)}},
 		{"two groups", []scenarios.Duration{0, 0, 0},
 			[][]Setting{{nodes("8"), proto("a")}, {nodes("8"), proto("b")}, {nodes("16"), proto("a")}},
 			[]int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2},
