@@ -423,16 +423,17 @@ type RunOptions struct {
 	Finished func(SweepRecord) error
 }
 
-// preparedPoint is a point of a running sweep. It is prepared in two stages,
-// each once, by the first worker that needs it: the point (its workload,
-// which its group shares) and the fault-free run with its protocol. Only the
-// records need the second stage and the fault-free run without protocol
-// (unless the runs' duration limit derives from them: no duration_limit), so
-// each is a job of its own that runs beside the point's failure runs: a
-// comparison of a few slow protocols, one replication each, would otherwise
-// run each protocol's simulations one after the other. The point is
-// forgotten once its last record is out, so a long sweep holds only the
-// workloads it still needs.
+// preparedPoint is a point of a running sweep, prepared in two stages, each
+// once, by the first worker that needs it: the point itself (its protocol on
+// its group's workload), then its fault-free run with the protocol, after
+// which it takes its group's baseline. The fault-free run is a job of its
+// own that runs beside the point's failure runs, and so is the group's
+// baseline: a comparison of a few slow protocols, one replication each,
+// would otherwise run each protocol's simulations one after the other. Only
+// the records need them, and the failure runs when their duration limit
+// derives from them (no duration_limit); such a point takes its baseline in
+// the first stage. The point is forgotten once its last record is out, so a
+// long sweep holds only the workloads it still needs.
 type preparedPoint struct {
 	once, ffOnce sync.Once
 	p            *Point
@@ -450,6 +451,7 @@ type sweepJob struct {
 	point int // faultFreeJob, baseJob: the point
 }
 
+// jobKind says what a sweepJob runs.
 type jobKind uint8
 
 const (
