@@ -426,10 +426,11 @@ func TestSweepSimulations(t *testing.T) {
 	}
 }
 
-// With a duration_limit, a point's failure runs go ahead beside the run
-// without protocol; when that run fails (here the limit is too short for the
-// work), the sweep reports its error and emits no record without a baseline.
-func TestSweepBaselineFailsBesideRuns(t *testing.T) {
+// With a duration_limit the run without protocol is a job that no other job
+// waits for; when it fails (here the limit is too short for the work), the
+// sweep still stops with its error and writes no record. (That records carry
+// the baseline once it has run is TestSweepFaultFreeFigures' check.)
+func TestSweepBaselineErrorWithDurationLimit(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
 			sw, err := NewSweep(smallScenario(t, `duration_limit="1s"`), []Vary{{"protocol.kind", []string{"cpr", "none"}}}, 2)
