@@ -332,6 +332,61 @@ func TestReplaceSlotKeepsUnreportedLosses(t *testing.T) {
 	}
 }
 
+// spareProto replaces node 2, when its failure is detected, by the spare,
+// and restores nothing there: object 2 waits on the spare, lost. It records
+// what each detection reports, and whether a transfer to the spare, sent
+// after the spare failed, got through.
+type spareProto struct {
+	BaseProtocol
+	reports  map[NodeID]Failure
+	transfer []bool
+}
+
+func (p *spareProto) OnFailure(f Failure) {
+	p.reports[f.Node] = f
+	if f.Node == 2 {
+		p.RT.TakeSpare(func(s NodeID) { p.RT.ReplaceSlot(2, s) })
+	}
+}
+
+func (p *spareProto) TransferDone(_ int32, ok bool) { p.transfer = append(p.transfer, ok) }
+
+// Node 2 fails at 1 ms, detected at 2 ms; the spare (node 4) boots by 3 ms
+// and takes node 2's place, object 2 with it, still lost; the spare fails
+// at 4 ms, before any restore. Its detection reports no object: object 2
+// was lost already (Failure's rule), and the protocol learns of the
+// failure from its transfers to the node, which fail.
+func TestReplaceSlotMovedLossNotReportedAgain(t *testing.T) {
+	wl := &scriptWL{n: 4, total: 4, start: func(c *Ctx) { c.Spend(10 * Millisecond) }}
+	cfg := testConfig(4)
+	cfg.Spares = 1
+	cfg.SpareBoot = Millisecond
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 2, At: Millisecond}, {Node: 4, At: 4 * Millisecond}}
+	cfg.DetectDelay = Millisecond
+	cfg.Limit = 8 * Millisecond
+	p := &spareProto{reports: map[NodeID]Failure{}}
+	rt, err := New(cfg, wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.At(4500*Microsecond, func() { rt.TransferTo(0, 4, 1000, 0, p) })
+	rt.Run()
+	if f, ok := p.reports[2]; !ok || !slices.Equal(f.Objects, []ObjID{2}) {
+		t.Errorf("node 2's detection reported %+v (reported %v), want object 2", f, ok)
+	}
+	f, ok := p.reports[4]
+	if !ok || len(f.Objects) != 0 || f.WasSpare {
+		t.Errorf("the spare's detection reported %+v (reported %v), want no object, not a spare", f, ok)
+	}
+	if rt.NodeOf(2) != 4 || !rt.Lost(2) {
+		t.Errorf("object 2 on node %d, lost %v, want lost on node 4", rt.NodeOf(2), rt.Lost(2))
+	}
+	if !slices.Equal(p.transfer, []bool{false}) {
+		t.Errorf("transfers to the failed spare reported %v, want [false]", p.transfer)
+	}
+}
+
 // storageProto writes to the PFS from node 1 at 100 µs (the transfer
 // starts after the PFS latency, 1 ms); when the write is
 // reported failed, it re-creates object 3 on node 1.

@@ -44,11 +44,19 @@ type Protocol interface {
 }
 
 // Failure describes a detected node failure.
+//
+// Objects are the objects the failure lost that are still lost when it is
+// detected: those live on the node when it failed, and those restored or
+// re-created on it between the failure and its detection. An object lost
+// earlier, in another failure, that ReplaceSlot moved onto the node and that
+// was not restored before the node failed is not among them: it was lost
+// already, and the protocol restoring it there learns of this failure from
+// its transfers to the node, which fail, or from Node.
 type Failure struct {
 	Node       NodeID
 	At         Time    // when the node failed
 	DetectedAt Time    // when the failure was detected
-	Objects    []ObjID // the application objects that were on the node
+	Objects    []ObjID // the application objects the failure lost (above)
 	WasSpare   bool    // the node was a spare (booting or idle), hosting nothing
 }
 
