@@ -445,14 +445,13 @@ func TestSweepBaselineErrorWithDurationLimit(t *testing.T) {
 		{1, []string{baseErr}},
 		{2, []string{baseErr, cprErr}},
 	} {
-		workers := c.workers
-		t.Run(fmt.Sprint(workers, " workers"), func(t *testing.T) {
+		t.Run(fmt.Sprint(c.workers, " workers"), func(t *testing.T) {
 			sw, err := NewSweep(smallScenario(t, `duration_limit="1s"`), []Vary{{"protocol.kind", []string{"cpr", "none"}}}, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var finished, emitted int
-			o := RunOptions{Workers: workers, Finished: func(SweepRecord) error { finished++; return nil }}
+			o := RunOptions{Workers: c.workers, Finished: func(SweepRecord) error { finished++; return nil }}
 			err = sw.Run(context.Background(), o, func(SweepRecord) error { emitted++; return nil })
 			if err == nil || !slices.ContainsFunc(c.want, func(w string) bool { return strings.Contains(err.Error(), w) }) {
 				t.Fatalf("error %v, want one of %q", err, c.want)
