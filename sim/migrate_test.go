@@ -176,3 +176,125 @@ func TestSnapshotBeforeStart(t *testing.T) {
 		}
 	}
 }
+
+// The messages waiting in a migrating object's inbox travel with its state
+// (the transfer carries their wire size), those that arrive while it is in
+// transit wait for it on the destination, and all are handled there once, in
+// arrival order. Node 0 holds objects 0 and 2, node 1 objects 1 and 3. Object
+// 2 sends three messages to object 0 and keeps their core busy, so they wait
+// in object 0's inbox when it leaves for node 1 at 1 ms; at 1.1 ms, during
+// the transfer, object 3 sends two more, to node 1.
+func TestMigrateCarriesInboxAndTransitMessages(t *testing.T) {
+	const size = 100_000 // each message; the transfer takes about 0.3 ms
+	type handled struct {
+		tag  int32
+		node NodeID
+	}
+	var got []handled
+	wl := &scriptWL{n: 4, total: 6} // object 0's five messages, object 3's own
+	wl.start = func(c *Ctx) {
+		switch c.Self() {
+		case 2:
+			for tag := range int32(3) {
+				c.Send(0, tag, size, nil)
+			}
+			c.Spend(5 * Millisecond)
+		case 3:
+			c.Spend(1100 * Microsecond)
+			c.Send(3, 9, 0, nil)
+		}
+	}
+	wl.on = func(c *Ctx, o *scriptObj, m *Message) {
+		o.data++
+		if c.Self() == 3 {
+			c.Send(0, 3, size, nil)
+			c.Send(0, 4, size, nil)
+			return
+		}
+		got = append(got, handled{m.Tag, c.Node()})
+	}
+	rt, err := New(testConfig(2), wl, &recordProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doneAt Time
+	rt.At(Millisecond, func() {
+		rt.Migrate(0, 1, func(ok bool) {
+			if !ok {
+				t.Error("migration failed")
+			}
+			doneAt = rt.Now()
+		})
+	})
+	res := rt.Run()
+	if !res.Finished {
+		t.Fatalf("run did not finish: %+v", res)
+	}
+	want := []handled{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("object 0 handled (tag, node) %v, want %v", got, want)
+	}
+	wire := (&Message{Size: size}).WireSize()
+	if res.Stats.ExtraMsgs != 1 || res.Stats.ExtraBytes != 1000+3*wire {
+		t.Fatalf("extra traffic %d messages, %d bytes; want the one transfer of 1000 + 3×%d bytes",
+			res.Stats.ExtraMsgs, res.Stats.ExtraBytes, wire)
+	}
+	// sent at 1 ms: latency plus 1 byte per ns
+	if want := Millisecond + 2*Microsecond + Time(1000+3*wire)*Nanosecond; doneAt != want {
+		t.Fatalf("migration done at %v, want %v", doneAt, want)
+	}
+}
+
+// A running object migrates when its handler ends; a lost object and one
+// already migrating are refused at once.
+func TestMigrateWaitsOrRefuses(t *testing.T) {
+	cases := []struct {
+		name     string
+		fail     bool // node 0 fails at 0.5 ms, before the migration
+		twice    bool // a second migration of the same object right after
+		wantOK   []bool
+		wantDone Time // of the first migration
+	}{
+		{name: "running: after its 2 ms handler", wantOK: []bool{true},
+			wantDone: 2*Millisecond + 2*Microsecond + 1000*Nanosecond},
+		{name: "lost", fail: true, wantOK: []bool{false}, wantDone: Millisecond},
+		{name: "already migrating", twice: true, wantOK: []bool{false, true},
+			wantDone: 2*Millisecond + 2*Microsecond + 1000*Nanosecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// total 1, never reached: the run goes on to its limit
+			wl := &scriptWL{n: 2, total: 1, start: only0(func(c *Ctx) { c.Spend(2 * Millisecond) })}
+			cfg := testConfig(2)
+			cfg.Limit = 10 * Millisecond
+			if tc.fail {
+				cfg.Failures = ScriptedFailures
+				cfg.Planned = []ScriptedFailure{{Node: 0, At: Millisecond / 2}}
+			}
+			rt, err := New(cfg, wl, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var oks []bool
+			var doneAt []Time
+			record := func(ok bool) { oks, doneAt = append(oks, ok), append(doneAt, rt.Now()) }
+			rt.At(Millisecond, func() {
+				rt.Migrate(0, 1, record)
+				if tc.twice {
+					rt.Migrate(0, 1, record)
+				}
+			})
+			rt.Run()
+			if !slices.Equal(oks, tc.wantOK) {
+				t.Fatalf("outcomes %v, want %v", oks, tc.wantOK)
+			}
+			// the first call completes last: a refusal is immediate
+			if at := doneAt[len(doneAt)-1]; at != tc.wantDone {
+				t.Fatalf("first migration done at %v, want %v", at, tc.wantDone)
+			}
+			if want := NodeID(map[bool]int{false: 1, true: 0}[tc.fail]); rt.NodeOf(0) != want {
+				t.Fatalf("object 0 on node %d, want %d", rt.NodeOf(0), want)
+			}
+		})
+	}
+}

@@ -145,15 +145,6 @@ func (rt *Runtime) SendControl(m *Message) {
 	rt.transmit(m)
 }
 
-// SendCopy sends a copy of application message m to node to as protocol
-// traffic leaving when m does (a DPS duplicate for a backup thread).
-func (rt *Runtime) SendCopy(m *Message, to NodeID, tag int32) {
-	c := m.Clone()
-	c.To = to
-	c.Tag = tag
-	rt.SendControl(c)
-}
-
 // Transfer moves size bytes from node from to node to over the network (a
 // checkpoint to a buddy, a migration) and calls done(true) when they have
 // arrived, done(false) if either end failed first.

@@ -7,9 +7,10 @@ package sim
 // fit it as follows:
 //   - coordinated checkpoint: timers, PauseApp + WhenQuiet (drained cut),
 //     Snapshot/Restore of every object, storage writes, NewEpoch on rollback;
-//   - DPS backups: OnSend stamps sequence numbers and duplicates the message to
-//     the backup node (SendCopy), OnDispatch records the message being processed,
-//     OnArrive silently drops re-executed duplicates, Restore on the backup node;
+//   - DPS backups: OnSend stamps sequence numbers and sends a duplicate of the
+//     message (a Clone) to the backup node with SendControl, OnDispatch records
+//     the message being processed, OnArrive silently drops re-executed
+//     duplicates, Restore on the backup node;
 //   - message logging: OnSend returns false and replaces the send by a ticket
 //     exchange (SendControl), releasing the message later with Transmit;
 //     OnArrive holds messages until their ticket is next and Deliver releases

@@ -203,9 +203,6 @@ func (rt *Runtime) Abort(reason string) {
 	rt.aborted = true
 }
 
-// Engine returns the run's event engine.
-func (rt *Runtime) Engine() *Engine { return rt.eng }
-
 // Now is the current simulated time.
 func (rt *Runtime) Now() Time { return rt.eng.now }
 
