@@ -96,16 +96,22 @@ func (rt *Runtime) failNode(n NodeID) {
 	rt.failRecs[idx].mark = rt.progress
 	for i := range rt.objs {
 		o := &rt.objs[i]
-		if o.migrating && rt.place[i] == n && o.migFrom != n {
-			// it was moving here: its state is still at the source, the
-			// transfer fails and Migrate puts it back
-			rt.place[i] = o.migFrom
-			rt.placeVer++
-			continue
-		}
-		if o.migrating && o.migFrom == n {
-			rt.place[i] = n // its state was leaving this node: lost with it
-			rt.placeVer++
+		if o.migrating {
+			switch mig := rt.migrations[ObjID(i)]; {
+			case mig.from == n && now < mig.lastByte:
+				// its state was still leaving this node: lost with it
+				rt.place[i] = n
+				rt.placeVer++
+			case rt.place[i] == n && mig.from != n && rt.links[mig.from].state != nodeFailed:
+				// it was moving here: its state is still at the source, the
+				// transfer fails and Migrate puts it back
+				rt.place[i] = mig.from
+				rt.placeVer++
+				continue
+			}
+			// otherwise it travels on: to this node, whose failure loses
+			// it (its source failed after the last byte left), or away
+			// from it (it arrives elsewhere)
 		}
 		if rt.place[i] != n || o.lost {
 			continue

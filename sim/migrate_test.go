@@ -51,26 +51,52 @@ func TestMigrateMovesStateAndMessagesFollow(t *testing.T) {
 	}
 }
 
-// Migrating to a node that fails on the way leaves the object where it was.
-func TestMigrateToFailingNode(t *testing.T) {
-	wl := &scriptWL{n: 2, total: 1}
-	cfg := testConfig(3)
-	cfg.Failures = ScriptedFailures
-	cfg.Planned = []ScriptedFailure{{Node: 2, At: 100 * Microsecond}}
-	cfg.Limit = Millisecond
-	rt, _ := New(cfg, wl, &recordProto{})
-	result := -1
-	rt.At(99*Microsecond, func() {
-		rt.Migrate(1, 2, func(ok bool) {
-			result = 0
-			if ok {
-				result = 1
+// A migration that loses an end on the way fails, by the network's
+// fail-stop rules. Object 1's state (1,000 bytes, 1 byte per ns, 2 µs of
+// latency) leaves node 1 for node 2 from 99 to 100 µs and arrives at 102 µs.
+// If the destination fails first, the object stays where it was; if the
+// source fails before the last byte left, the object is lost with it; if
+// after, the object arrives, unless the destination fails too.
+func TestMigrateWithFailingEnd(t *testing.T) {
+	us := func(f float64) Time { return Time(f * float64(Microsecond)) }
+	for _, tc := range []struct {
+		name     string
+		failures []ScriptedFailure
+		wantOK   bool
+		wantNode NodeID
+		wantLost bool
+		reported [][]ObjID // the objects each failure reports lost
+	}{
+		{"destination fails", []ScriptedFailure{{Node: 2, At: us(101)}}, false, 1, false, [][]ObjID{nil}},
+		{"source fails before the last byte left", []ScriptedFailure{{Node: 1, At: us(99.5)}}, false, 1, true, [][]ObjID{{1}}},
+		{"source fails after the last byte left", []ScriptedFailure{{Node: 1, At: us(100)}}, true, 2, false, [][]ObjID{nil}},
+		{"source fails after the last byte left, then the destination",
+			[]ScriptedFailure{{Node: 1, At: us(100.5)}, {Node: 2, At: us(101.5)}}, false, 2, true, [][]ObjID{nil, {1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wl := &scriptWL{n: 2, total: 1}
+			cfg := testConfig(3)
+			cfg.Failures = ScriptedFailures
+			cfg.Planned = tc.failures
+			cfg.Limit = Second
+			p := &recordProto{}
+			rt, _ := New(cfg, wl, p)
+			var oks []bool
+			rt.At(us(99), func() { rt.Migrate(1, 2, func(ok bool) { oks = append(oks, ok) }) })
+			rt.Run()
+			if !slices.Equal(oks, []bool{tc.wantOK}) || rt.NodeOf(1) != tc.wantNode || rt.Lost(1) != tc.wantLost {
+				t.Fatalf("outcome %v, object 1 on node %d lost %v; want %v on node %d lost %v",
+					oks, rt.NodeOf(1), rt.Lost(1), tc.wantOK, tc.wantNode, tc.wantLost)
+			}
+			if len(p.failures) != len(tc.reported) {
+				t.Fatalf("%d failures reported, want %d", len(p.failures), len(tc.reported))
+			}
+			for i, f := range p.failures {
+				if !slices.Equal(f.Objects, tc.reported[i]) {
+					t.Errorf("failure of node %d reported objects %v, want %v", f.Node, f.Objects, tc.reported[i])
+				}
 			}
 		})
-	})
-	rt.Run()
-	if result != 0 || rt.NodeOf(1) != 1 || rt.Lost(1) {
-		t.Fatalf("result %d, object 1 on node %d lost %v", result, rt.NodeOf(1), rt.Lost(1))
 	}
 }
 
@@ -296,5 +322,29 @@ func TestMigrateWaitsOrRefuses(t *testing.T) {
 				t.Fatalf("object 0 on node %d, want %d", rt.NodeOf(0), want)
 			}
 		})
+	}
+}
+
+// A migration whose object is restored elsewhere before the state arrives is
+// void: the arriving state is stale and does not replace the restored one.
+func TestMigrateVoidAfterRestore(t *testing.T) {
+	wl := &scriptWL{n: 2, total: 1}
+	cfg := testConfig(3)
+	cfg.Limit = Second
+	rt, _ := New(cfg, wl, &recordProto{})
+	var oks []bool
+	var restoreErr error
+	rt.At(99*Microsecond, func() {
+		state, inbox, started, err := rt.Snapshot(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Migrate(1, 2, func(ok bool) { oks = append(oks, ok) })
+		rt.At(100*Microsecond, func() { restoreErr = rt.Restore(1, 0, state, inbox, started) })
+	})
+	rt.Run()
+	if restoreErr != nil || !slices.Equal(oks, []bool{false}) || rt.NodeOf(1) != 0 {
+		t.Fatalf("restore error %v, migration outcome %v, object 1 on node %d; want the migration void and the object on node 0",
+			restoreErr, oks, rt.NodeOf(1))
 	}
 }

@@ -12,9 +12,8 @@ type objState struct {
 	running   bool
 	queued    bool // in its node's ready queue
 	paused    bool
-	lost      bool // its node failed and it has not been restored yet
-	migrating bool
-	migFrom   NodeID   // while migrating: the node the state is leaving
+	lost      bool     // its node failed and it has not been restored yet
+	migrating bool     // Migrate is moving it (Runtime.migrations says from where)
 	idle      []func() // called when the running handler ends
 	runNode   NodeID   // where the running handler runs
 	runGen    uint32   // bumped when a running handler is aborted: its completion is void
@@ -307,11 +306,19 @@ func (rt *Runtime) someUndrained() bool {
 	return false
 }
 
+// migration is an object's state on its way from node from (Migrate).
+type migration struct {
+	from     NodeID
+	lastByte Time // when its last byte leaves from: a failure of from before then loses it
+}
+
 // Migrate moves object id to node dst: it waits for the running handler, sends
 // the state (its modeled size plus its waiting messages) over the network, and
 // restores it there; messages arriving meanwhile follow it. done is called with
-// false if either node fails on the way (the object then stays where it was,
-// or is lost with its node).
+// false if the transfer is lost with either node (the object then stays where
+// it was, or is lost with its node) or the object was restored or re-created
+// meanwhile. As for any message, the source failing after the last byte left
+// loses nothing: the object arrives.
 func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 	o := &rt.objs[id]
 	if o.lost || o.migrating {
@@ -333,15 +340,21 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		size += m.WireSize()
 	}
 	o.inbox.clear() // the waiting messages travel in the snapshot
-	o.migrating, o.migFrom = true, src
+	o.migrating = true
 	rt.place[id] = dst
 	rt.placeVer++
+	inc := o.inc
 	rt.Transfer(src, dst, size, TagMigrate, func(ok bool) {
-		if !ok || rt.objs[id].lost {
-			if rt.links[src].state != nodeFailed && !rt.objs[id].lost {
+		o := &rt.objs[id]
+		if o.inc != inc {
+			done(false) // restored or re-created meanwhile: this state is stale
+			return
+		}
+		if !ok || o.lost {
+			if rt.links[src].state != nodeFailed && !o.lost {
 				rt.place[id] = src
 				rt.placeVer++
-				rt.objs[id].migrating = false
+				o.migrating = false
 				rt.ready(id)
 				rt.kick(src)
 			}
@@ -349,7 +362,6 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 			return
 		}
 		// messages that arrived while in transit are already in the inbox
-		o := &rt.objs[id]
 		extra := make([]*Message, 0, o.inbox.len())
 		for o.inbox.len() > 0 {
 			extra = append(extra, o.inbox.pop())
@@ -360,6 +372,14 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		}
 		done(true)
 	})
+	lastByte := rt.eng.now
+	if src != dst {
+		lastByte = rt.links[src].outFree // the transfer just took the outgoing side
+	}
+	if rt.migrations == nil {
+		rt.migrations = make(map[ObjID]migration)
+	}
+	rt.migrations[id] = migration{from: src, lastByte: lastByte}
 }
 
 // WhenObjectIdle calls fn once object id is not running a handler.

@@ -41,6 +41,9 @@ type Runtime struct {
 	running   int // application tasks on cores
 	inFlight  int // application messages between send and arrival
 	quiet     []quietWaiter
+	// migrations are the objects Migrate is moving, read only while their
+	// objState says migrating (an entry outlives its migration until the next)
+	migrations map[ObjID]migration
 
 	msgs  slab[inFlightMsg] // messages in flight: events carry the slot
 	xfers slab[xfer]        // protocol transfers in flight: events carry the slot
