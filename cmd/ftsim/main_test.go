@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"ftsim/experiment"
+	"ftsim/models/cpr"
 	"ftsim/scenarios"
 )
 
@@ -269,5 +271,58 @@ unit = "s"
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("%s: the store was created before the error", cmd)
 		}
+	}
+}
+
+// predict prints each point's predictions, aligned, without trailing blanks;
+// the Daly interval it prints is Daly's formula of the checkpoint cost and
+// platform MTBF it prints beside it.
+func TestPredict(t *testing.T) {
+	out, _, err := execute("predict", "--set", "protocol.kind=cpr", "--set", "protocol.interval=daly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := func(name string) float64 {
+		t.Helper()
+		for line := range strings.Lines(out) {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), name); ok {
+				v, err := strconv.ParseFloat(strings.Fields(f)[0], 64)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return v
+			}
+		}
+		t.Fatalf("no %q line in:\n%s", name, out)
+		return 0
+	}
+	c, mu, daly := value("checkpoint cost C"), value("platform MTBF μ"), value("Daly interval")
+	if mu != 900 || c <= 0 {
+		t.Fatalf("C = %g s, μ = %g s; want μ = 900 s (4 h / 16 nodes) and C > 0", c, mu)
+	}
+	if want := cpr.DalyHigher(c, mu); math.Abs(daly/want-1) > 1e-5 {
+		t.Errorf("Daly interval printed %g s, the formula of the printed C and μ gives %g s", daly, want)
+	}
+	p := writeScenario(t, tiny+`[[protocols]]
+kind = "none"
+[[protocols]]
+kind = "cpr"
+`)
+	several, _, err := execute("predict", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"point protocol=none\n", "point protocol=cpr\n"} {
+		if !strings.Contains(several, want) {
+			t.Errorf("output lacks %q:\n%s", want, several)
+		}
+	}
+	for line := range strings.Lines(out + several) {
+		if strings.HasSuffix(strings.TrimSuffix(line, "\n"), " ") {
+			t.Errorf("trailing blanks: %q", line)
+		}
+	}
+	if _, _, err := execute("predict", p, "--set", "failures.node_mtbf=-1h"); err == nil || !strings.Contains(err.Error(), "failures.node_mtbf") {
+		t.Errorf("a negative MTBF: error %v, want one naming failures.node_mtbf", err)
 	}
 }

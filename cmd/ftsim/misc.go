@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +39,7 @@ func newScenariosCmd() *cobra.Command {
 		Short: "List the embedded scenarios",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			tw := newTable(cmd.OutOrStdout(), 0)
 			for _, name := range scenarios.Embedded() {
 				s, _, err := scenarios.LoadEmbedded(name, nil)
 				if err != nil {

@@ -221,7 +221,7 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 	fmt.Fprintf(w, "\nfault-free: %.6g s without protocol, %.6g s with it (overhead %.2f%%)\n\n",
 		p.BaselineS, p.FaultFreeS, 100*(p.FaultFreeS/p.BaselineS-1))
 	if len(recs) <= 20 {
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+		tw := newTable(w, tabwriter.AlignRight)
 		fmt.Fprintln(tw, "rep\tseed\tmakespan_s\tfailures\trestarts\trecovery_s\tefficiency\tanswer\tdigest_ok\t")
 		for _, r := range recs {
 			fmt.Fprintf(tw, "%d\t%d\t%.6g\t%d\t%d\t%.4g\t%.3f\t%s\t%v\t\n", r.Rep, r.Seed, r.MakespanS,
@@ -255,7 +255,7 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 // shown beside the simulated mean and their relative departure from it.
 func printPredictions(w io.Writer, preds []experiment.Prediction, simulated experiment.Estimate) {
 	fmt.Fprintln(w, "analytical predictions:")
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := newTable(w, 0)
 	for _, p := range preds {
 		dep := ""
 		if p.Makespan && simulated.N > 0 {

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -344,7 +343,7 @@ func sweepMeta(file string, sets []string, varies []experiment.Vary, reps int, s
 // and the published figures beside the simulated ones.
 func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experiment.Sweep, infos []experiment.PointInfo, pubs []scenarios.Published) {
 	sums := experiment.SummarizePoints(recs, sw.Varies)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "point\tprotocol\truns\tfinished\tok\tmakespan_s\t95% CI\tefficiency\toverhead\trecovery_s\tfailures/run\t")
 	for _, s := range sums {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t\n", pointName(s.Point), s.Protocol, s.Runs, s.Finished, s.DigestOK,
@@ -363,7 +362,7 @@ func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experimen
 	// comparisons above give each one's paired ratio to the best.
 	if prs := experiment.PairedRatios(recs, sw.Varies, experiment.ProtocolVaryKey(sw.Varies)); len(prs) > 0 && protocolCount(sw.Varies) == 2 {
 		fmt.Fprintln(w, "\npaired makespan ratios (replication r of both protocols faces the same failures):")
-		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		tw = newTable(w, 0)
 		for _, p := range prs {
 			fmt.Fprintf(tw, "  %s\t%s/%s\t%s\t95%% CI %s\t%d pairs\tunpaired CI %s\t\n", pointName(p.Rest), p.Num, p.Den,
 				num(p.Paired.Mean), ci(p.Paired), p.Pairs, ci(p.Unpaired))
@@ -404,7 +403,7 @@ func printComparison(w io.Writer, c experiment.Comparison) {
 		at = "the scenario's settings"
 	}
 	fmt.Fprintf(w, "\nprotocols compared at %s (replication r of each faces the same failures):\n", at)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "  protocol\tok/runs\tmakespan_s\t95% CI\tvs best (paired)\toverhead\trecovery_s\tefficiency\tpredicted_s\tmodel\t")
 	for _, r := range c.Rows {
 		pred, model := "-", ""
@@ -438,7 +437,7 @@ func printComparison(w io.Writer, c experiment.Comparison) {
 // printPublished prints the "published vs simulated" table.
 func printPublished(w io.Writer, rows []experiment.PublishedRow) {
 	fmt.Fprintln(w, "\npublished vs simulated:")
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := newTable(w, 0)
 	fmt.Fprintln(tw, "  source\tpoint\tmetric\tpublished\tsimulated\tdiff\tnote\t")
 	for _, r := range rows {
 		point := pointName(r.Point)
