@@ -115,6 +115,29 @@ func TestRunTrace(t *testing.T) {
 	}
 }
 
+// A resumed run whose runs are all in the store still writes the trace (its
+// point is prepared for it alone); a trace that cannot be written is an
+// error naming its path.
+func TestRunTraceResumedAndUnwritable(t *testing.T) {
+	p := writeScenario(t, tiny)
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, _, err := execute("run", p, "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	if _, _, err := execute("run", p, "--out", dir, "--resume", "--trace", path); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(b), `{"displayTimeUnit"`) || !strings.HasSuffix(string(b), "]}\n") {
+		t.Fatalf("trace file after a resume: %v\n%.200s", err, b)
+	}
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "run.json")
+	if _, _, err := execute("run", p, "--trace", bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("trace into a missing directory: error %v, want one naming %s", err, bad)
+	}
+}
+
 func TestScenariosAndVersion(t *testing.T) {
 	out, _, err := execute("scenarios")
 	if err != nil || !strings.Contains(out, "default") {
