@@ -232,7 +232,32 @@ func TestFaultFreeRunWithoutProgress(t *testing.T) {
 	}
 	_, err = Prepare(s)
 	var np *NoProgressError
-	if !errors.As(err, &np) || !strings.Contains(err.Error(), "overload: the fault-free run with protocol dps did not end within 1000 times") {
+	if !errors.As(err, &np) || !strings.Contains(err.Error(), "overload: the fault-free run with protocol dps did not end within 38m40.0032s (1000 times the run without protocol") {
 		t.Fatalf("Prepare: %v, want a NoProgressError", err)
+	}
+}
+
+// The scenario's bound on delays is the simulator's on a run: a delay the
+// scenario accepts can be added to any time of a run without wrapping.
+func TestDelayBoundIsTheRunBound(t *testing.T) {
+	if sim.Time(scenarios.MaxDelay) != sim.MaxDuration {
+		t.Fatalf("scenarios.MaxDelay %v, sim.MaxDuration %v", sim.Time(scenarios.MaxDelay), sim.MaxDuration)
+	}
+}
+
+// safetyLimit is SafetyFactor times the fault-free time, at most the
+// simulator's bound on a run; the product used to wrap around to a negative
+// limit (no limit at all) for fault-free times beyond 106 days.
+func TestSafetyLimit(t *testing.T) {
+	for _, tc := range []struct{ t, want sim.Time }{
+		{sim.Second, SafetyFactor * sim.Second},
+		{sim.MaxDuration / SafetyFactor, sim.MaxDuration / SafetyFactor * SafetyFactor},
+		{sim.MaxDuration/SafetyFactor + 1, sim.MaxDuration},
+		{sim.MaxDuration, sim.MaxDuration},
+		{sim.Never / 2, sim.MaxDuration},
+	} {
+		if got := safetyLimit(tc.t); got != tc.want {
+			t.Errorf("safetyLimit(%v) = %v, want %v", tc.t, got, tc.want)
+		}
 	}
 }

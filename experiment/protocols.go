@@ -175,7 +175,7 @@ func buildABFT(s *scenarios.Scenario) (protocolMaker, error) {
 	cfg := abft.Config{Interval: sim.Time(p.Interval), FrameBytes: p.FrameBytes, HeaderBytes: p.HeaderBytes,
 		AckBytes: p.AckBytes, UseSpares: p.UseSpares}
 	if err := cfg.Validate(); err != nil {
-		return nil, sec.Errorf("interval", "%v", err)
+		return nil, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return func() sim.Protocol { return abft.New(cfg) }, nil
 }

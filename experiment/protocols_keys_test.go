@@ -79,6 +79,14 @@ func TestProtocolKeyErrors(t *testing.T) {
 		{"mlog without the full log", []string{`kind = "mlog"`, "full_log = false"}, nil, ""},
 		{"mlog unknown restart", []string{`kind = "mlog"`, `restart = "slow"`}, nil, `keys.toml:11: protocol.restart: unknown restart "slow" (basic, fast)`},
 		{"mlog period 0", []string{`kind = "mlog"`, `period = "0s"`}, nil, "keys.toml:11: protocol.period: must be positive"},
+		// periods a run adds to its clock: under 100 years (sim.CheckDelay)
+		{"cpr period of a century", []string{`kind = "cpr"`, `period = "100y"`}, nil,
+			"keys.toml:11: protocol.period: must be ≥ 0 and under 100 years, got 100 years"},
+		{"cpr max_wait of a century", []string{`kind = "cpr"`, `period = "1s"`, `max_live = "1MB"`, `max_wait = "150y"`}, nil,
+			"keys.toml:13: protocol.max_wait: must be ≥ 0 and under 100 years"},
+		{"dps period of a century", []string{`kind = "dps"`, `period = "100y"`}, nil, "keys.toml:11: protocol.period: must be ≥ 0 and under 100 years"},
+		{"mlog period of a century", []string{`kind = "mlog"`, `period = "100y"`}, nil, "keys.toml:11: protocol.period: must be ≥ 0 and under 100 years"},
+		{"abft interval of a century", []string{`kind = "abft"`, `interval = "100y"`}, []string{`workload.kind="pida"`}, "keys.toml:11: protocol.interval: must be ≥ 0 and under 100 years"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

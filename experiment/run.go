@@ -128,7 +128,7 @@ func (p *Point) runFaultFree(m *meter) error {
 		// a protocol whose own work leaves the application no progress
 		// (protocol CPU work beyond the cores' capacity) would otherwise
 		// simulate, and hold its queued work, for ever
-		cfg.Limit = SafetyFactor * p.Baseline
+		cfg.Limit = safetyLimit(p.Baseline)
 	}
 	proto := p.protocol()
 	rt, err := sim.New(cfg, p.workload, proto)
@@ -158,9 +158,9 @@ type NoProgressError struct {
 }
 
 func (e *NoProgressError) Error() string {
-	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %d times the run without protocol (%v): "+
+	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %v (%d times the run without protocol, at most %.0f years): "+
 		"the protocol's work leaves the application no progress on this machine (checkpoints far costlier than the computation between them?)",
-		e.Scenario, e.Protocol, SafetyFactor, e.Limit)
+		e.Scenario, e.Protocol, e.Limit, SafetyFactor, sim.MaxDuration.Seconds()/(365*24*3600))
 }
 
 // limitFromFaultFree reports whether the runs' duration limit derives from the
@@ -191,6 +191,15 @@ func (p *Point) Seed(rep int) uint64 { return uint64(p.Scenario.Seed) + uint64(r
 // simulating forever.
 const SafetyFactor = 1000
 
+// safetyLimit is SafetyFactor times t, or sim.MaxDuration, the most a run
+// simulates, if that is less (the product would not even fit a sim.Time).
+func safetyLimit(t sim.Time) sim.Time {
+	if t > sim.MaxDuration/SafetyFactor {
+		return sim.MaxDuration
+	}
+	return SafetyFactor * t
+}
+
 // Run simulates replication rep.
 func (p *Point) Run(rep int) (Record, error) {
 	res, err := p.runRep(rep, nil)
@@ -216,7 +225,7 @@ func (p *Point) runRep(rep int, m *meter) (sim.Result, error) {
 func (p *Point) runConfig(rep int) (sim.Config, error) {
 	cfg, err := clusterConfig(p.Scenario, p.Seed(rep))
 	if err == nil && p.limitFromFaultFree() {
-		cfg.Limit = SafetyFactor * max(p.Baseline, p.FaultFree)
+		cfg.Limit = safetyLimit(max(p.Baseline, p.FaultFree))
 	}
 	return cfg, err
 }

@@ -156,6 +156,10 @@ func TestBadValues(t *testing.T) {
 			`x.toml:7: failures.node_mtbf: negative duration "-5y"`},
 		{"negative duration number", "[cluster]\nspare_boot = -1\n", nil,
 			`x.toml:2: cluster.spare_boot: negative duration -1`},
+		{"latency of a century", "[network]\nlatency = \"100y\"\n", nil, // wrapped the simulated clock around
+			`x.toml:2: network.latency: must be ≥ 0 and under 100 years, got 100y`},
+		{"spares that never boot", "[cluster]\nspare_boot = \"250y\"\n", nil,
+			`x.toml:2: cluster.spare_boot: must be ≥ 0 and under 100 years, got 250y`},
 		{"bad unit", "[network]\nlatency = \"5 parsecs\"\n", nil,
 			`x.toml:2: network.latency: unknown unit "parsecs" in duration "5 parsecs" (want ns, us, ms, s, m, h, d or y)`},
 		{"negative size", "[cluster]\nmemory = \"-1GiB\"\n", nil,

@@ -17,6 +17,12 @@ const (
 	// front, so reps = 99999999999 would exhaust memory before the first
 	// run.
 	MaxReps = 1 << 20
+	// MaxDelay bounds the delays a run adds to its clock (latencies, boot,
+	// repair and down times, detection): a run simulates at most 100
+	// years (sim.MaxDuration), so a longer delay is a mistake of unit, and
+	// added to a late time of the run it would pass the range of the
+	// simulator's 64-bit nanoseconds.
+	MaxDelay = 100 * Year
 )
 
 // Enumerations of the fixed schema, in the order errors list them.
@@ -75,6 +81,11 @@ func (v *validator) duration(key string, d Duration) {
 	v.check(d >= 0, key, "must be ≥ 0, got %s", d)
 }
 
+// delay checks a delay added to the clock: in [0, MaxDelay).
+func (v *validator) delay(key string, d Duration) {
+	v.check(d >= 0 && d < MaxDelay, key, "must be ≥ 0 and under 100 years, got %s", d)
+}
+
 // positive checks that a float (rate, bandwidth) is finite and > 0.
 func (v *validator) positive(key string, x float64) {
 	v.check(x > 0 && !math.IsInf(x, 0), key, "must be > 0 and finite, got %g", x)
@@ -111,14 +122,14 @@ func (v *validator) cluster() {
 	v.check(c.Cores <= MaxCores, "cluster.cores", "must be ≤ %d, got %d", MaxCores, c.Cores)
 	v.positive("cluster.rate", c.Rate)
 	v.check(c.Memory >= 0, "cluster.memory", "must be ≥ 0, got %s", c.Memory)
-	v.duration("cluster.spare_boot", c.SpareBoot)
-	v.duration("cluster.repair", c.Repair)
+	v.delay("cluster.spare_boot", c.SpareBoot)
+	v.delay("cluster.repair", c.Repair)
 	v.oneOf("cluster.placement", c.Placement, placements)
 }
 
 func (v *validator) network() {
 	n := v.s.Network
-	v.duration("network.latency", n.Latency)
+	v.delay("network.latency", n.Latency)
 	v.positive("network.bandwidth", float64(n.Bandwidth))
 	v.fraction("network.cpu_load", n.CPULoad)
 	v.oneOf("network.topology", n.Topology, topologies)
@@ -130,7 +141,7 @@ func (v *validator) storage() {
 	v.positive("storage.disk_bandwidth", float64(st.DiskBandwidth))
 	v.positive("storage.pfs_bandwidth", float64(st.PFSBandwidth))
 	v.nonNegative("storage.pfs_node_bandwidth", float64(st.PFSNodeBandwidth))
-	v.duration("storage.pfs_latency", st.PFSLatency)
+	v.delay("storage.pfs_latency", st.PFSLatency)
 }
 
 func (v *validator) failures() {
@@ -138,7 +149,7 @@ func (v *validator) failures() {
 	v.oneOf("failures.distribution", f.Distribution, distributions)
 	v.duration("failures.node_mtbf", f.NodeMTBF)
 	v.positive("failures.weibull_shape", f.WeibullShape)
-	v.duration("failures.downtime", f.Downtime)
+	v.delay("failures.downtime", f.Downtime)
 	switch f.Distribution {
 	case "exponential", "weibull":
 		v.check(f.NodeMTBF > 0, v.s.blame("failures.node_mtbf", "failures.distribution"),
@@ -166,9 +177,9 @@ func (v *validator) failures() {
 func (v *validator) detection() {
 	d := v.s.Detection
 	v.oneOf("detection.mode", d.Mode, modes)
-	v.duration("detection.period", d.Period)
-	v.duration("detection.timeout", d.Timeout)
-	v.duration("detection.delay", d.Delay)
+	v.delay("detection.period", d.Period)
+	v.delay("detection.timeout", d.Timeout)
+	v.delay("detection.delay", d.Delay)
 	v.check(d.HeartbeatBytes >= 0, "detection.heartbeat_bytes", "must be ≥ 0, got %s", d.HeartbeatBytes)
 	if d.Mode == "heartbeat" {
 		v.check(d.Period > 0, "detection.period", "must be > 0 in heartbeat mode, got %s", d.Period)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"reflect"
 	"slices"
@@ -309,6 +310,15 @@ func TestConfigValidate(t *testing.T) {
 		{"Weibull without shape", func(c *Config) { c.Failures, c.NodeMTBF = Weibull, Hour }, "Weibull shape"},
 		{"heartbeat timeout under period", func(c *Config) { c.OracleDetection, c.HBTimeout = false, Second/2 }, "heartbeat"},
 		{"heartbeats", func(c *Config) { c.OracleDetection = false }, ""},
+		{"a latency of 100 years", func(c *Config) { c.Latency = MaxDuration }, "network.latency: must be ≥ 0 and under 100 years, got 100 years"},
+		{"a latency just under", func(c *Config) { c.Latency = MaxDuration - 1 }, ""},
+		{"a negative boot", func(c *Config) { c.SpareBoot = -1 }, "cluster.spare_boot"},
+		{"a repair of 200 years", func(c *Config) { c.Repair = 2 * MaxDuration }, "cluster.repair"},
+		{"a PFS latency", func(c *Config) { c.PFSLatency = MaxDuration }, "storage.pfs_latency"},
+		{"a downtime", func(c *Config) { c.Downtime = MaxDuration }, "failures.downtime"},
+		{"a detection delay", func(c *Config) { c.DetectDelay = MaxDuration }, "detection.delay"},
+		{"a heartbeat period", func(c *Config) { c.HBPeriod, c.HBTimeout = MaxDuration, MaxDuration }, "detection.period"},
+		{"a heartbeat timeout", func(c *Config) { c.HBTimeout = MaxDuration }, "detection.timeout"},
 	} {
 		cfg := testConfig(2)
 		tc.edit(&cfg)
@@ -375,5 +385,67 @@ func TestRepairWaitsForTheSlot(t *testing.T) {
 	})
 	if !slices.Equal(left, []int{0, 1}) || !slices.Equal(rt.Slots(), []NodeID{0, 2}) {
 		t.Fatalf("spares left at 3 s and when the replacement booted: %v, slots %v; want [0 1], [0 2]", left, rt.Slots())
+	}
+}
+
+// A run simulates at most MaxDuration: one that would go on (a message
+// taking 60 years, answered; transfers of 90 years each queued on one
+// interface, whose sum passes the range of Time) stops there, unfinished,
+// and says why; it used to wrap around, report a time past the range or
+// none, and let the fifth queued transfer leave at once.
+func TestRunStopsAtMaxDuration(t *testing.T) {
+	year := MaxDuration / 100
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Config)
+		dsts  []ObjID // object 0 sends to these at start, in order
+		size  int64   // bytes each
+		limit Time    // Config.Limit
+		want  string
+		got   [3]int64 // messages each object handled: only those that arrived in time
+	}{
+		{"60-year latency, a reply", func(c *Config) { c.Latency = 60 * year }, []ObjID{1}, 1, 0,
+			"stopped after 100 years of simulated time", [3]int64{0, 1, 0}},
+		{"90-year transfers queued", func(c *Config) { c.Bandwidth = 1 }, []ObjID{1, 1, 1, 1, 2}, int64((90 * year).Seconds()), 0,
+			"stopped after 100 years of simulated time", [3]int64{1, 1, 0}},
+		{"a limit beyond it", func(c *Config) { c.Latency = 60 * year }, []ObjID{1}, 1, 200 * year,
+			"stopped after 100 years of simulated time", [3]int64{0, 1, 0}},
+		{"a limit before it", func(c *Config) { c.Latency = 60 * year }, []ObjID{1}, 1, 70 * year,
+			"stopped at the duration limit (613200h0m0s)", [3]int64{0, 1, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(3)
+			tc.edit(&cfg)
+			cfg.Limit = tc.limit
+			wl := &scriptWL{n: 3, total: int64(len(tc.dsts)) + 1}
+			wl.start = only0(func(c *Ctx) {
+				for _, d := range tc.dsts {
+					c.Send(d, 0, tc.size, nil)
+				}
+			})
+			wl.on = func(c *Ctx, o *scriptObj, m *Message) {
+				if c.Self() == 1 && o.got == 1 {
+					c.Send(0, 1, 1, nil) // the reply, a second crossing
+				}
+			}
+			rt, err := New(cfg, wl, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if res.Finished || !res.AtLimit || !strings.Contains(res.Outcome.Detail, tc.want) {
+				t.Fatalf("finished %v, at limit %v, %q; want unfinished at the limit, %q", res.Finished, res.AtLimit, res.Outcome.Detail, tc.want)
+			}
+			if res.Makespan < 0 || res.Makespan > min(MaxDuration, cmp.Or(tc.limit, MaxDuration)) {
+				t.Fatalf("makespan %v, outside [0, the limit]", res.Makespan)
+			}
+			var got [3]int64
+			for i := range got {
+				got[i] = rt.Object(ObjID(i)).(*scriptObj).got
+			}
+			if got != tc.got {
+				t.Fatalf("objects handled %v messages, want %v", got, tc.got)
+			}
+		})
 	}
 }

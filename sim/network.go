@@ -60,8 +60,8 @@ func (rt *Runtime) transmit(m *Message) {
 func (rt *Runtime) depart(from *link, sentAt Time, wire int64) (head, dur Time) {
 	start := max(sentAt, from.outFree)
 	dur = rt.bounded(TransferTime(wire, rt.cfg.Bandwidth), "network.bandwidth")
-	from.outFree = start + dur
-	return start + rt.cfg.Latency, dur
+	from.outFree = start.plus(dur)
+	return start.plus(rt.cfg.Latency), dur
 }
 
 // receive occupies the incoming side of node n, whose incarnation was inc at
@@ -69,7 +69,7 @@ func (rt *Runtime) depart(from *link, sentAt Time, wire int64) (head, dur Time) 
 // the interface, and returns when its last byte is in.
 func (rt *Runtime) receive(n int32, inc uint32, dur Time) Time {
 	to := &rt.links[n]
-	end := max(rt.eng.now, to.inFree) + dur
+	end := max(rt.eng.now, to.inFree).plus(dur)
 	if to.inc == inc {
 		to.inFree = end // a dead interface is not occupied
 	}

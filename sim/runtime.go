@@ -160,6 +160,27 @@ func (c *Config) validate() error {
 	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):
 		return errors.New("heartbeat period must be positive and timeout at least one period")
 	}
+	for _, d := range []struct {
+		key string
+		t   Time
+	}{{"cluster.spare_boot", c.SpareBoot}, {"cluster.repair", c.Repair}, {"network.latency", c.Latency},
+		{"storage.pfs_latency", c.PFSLatency}, {"failures.downtime", c.Downtime}, {"detection.delay", c.DetectDelay},
+		{"detection.period", c.HBPeriod}, {"detection.timeout", c.HBTimeout}} {
+		if err := CheckDelay(d.key, d.t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckDelay reports a delay that a run adds to its clock (a latency, a
+// checkpoint period) outside [0, MaxDuration): a run simulates at most
+// MaxDuration, and a longer delay added to a late time of it would pass
+// the range of Time. The error starts with key, the scenario key at fault.
+func CheckDelay(key string, d Time) error {
+	if d < 0 || d >= MaxDuration {
+		return fmt.Errorf("%s: must be ≥ 0 and under %d years, got %.6g years", key, maxYears, d.Seconds()/(365*24*3600))
+	}
 	return nil
 }
 
@@ -184,16 +205,20 @@ func (rt *Runtime) Run() Result {
 	for _, n := range rt.slots {
 		rt.kick(n)
 	}
-	limit := Never
-	if rt.cfg.Limit > 0 {
-		limit = rt.cfg.Limit
-	}
-	rt.eng.Run(limit)
-	rt.atLimit = !rt.finished && !rt.aborted && rt.eng.q.len() > 0 && rt.eng.q.top().at > limit
+	rt.eng.Run(rt.limit())
+	rt.atLimit = !rt.finished && !rt.aborted && rt.eng.q.len() > 0 && rt.eng.q.top().at > rt.limit()
 	if rt.eng.Stalled() && !rt.finished {
 		rt.Abort(fmt.Sprintf("time stood still: %d events at %v without the clock moving (handlers answering each other at no cost, without end)", rt.eng.atInstant, rt.eng.now))
 	}
 	return rt.result()
+}
+
+// limit is when the run stops: Config.Limit, and never after MaxDuration.
+func (rt *Runtime) limit() Time {
+	if rt.cfg.Limit > 0 {
+		return min(rt.cfg.Limit, MaxDuration)
+	}
+	return MaxDuration
 }
 
 // Abort ends the run now because the protocol or the workload hit an error it
@@ -250,7 +275,7 @@ func (rt *Runtime) bounded(d Time, keys string) Time {
 		return d
 	}
 	if !rt.aborted {
-		rt.Abort(fmt.Sprintf("a transfer or computation would take %.0f years or more (check %s)", MaxDuration.Seconds()/(365*24*3600), keys))
+		rt.Abort(fmt.Sprintf("a transfer or computation would take %d years or more (check %s)", maxYears, keys))
 	}
 	return MaxDuration
 }

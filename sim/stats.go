@@ -124,7 +124,11 @@ func (rt *Runtime) result() Result {
 		case rt.aborted:
 			r.Outcome.Detail += ": " + rt.stats.UnrecoverableNote
 		case rt.atLimit:
-			r.Outcome.Detail += fmt.Sprintf(": stopped at the duration limit (%v) with events still to run", rt.cfg.Limit)
+			if l := rt.cfg.Limit; l > 0 && l <= MaxDuration {
+				r.Outcome.Detail += fmt.Sprintf(": stopped at the duration limit (%v) with events still to run", l)
+			} else {
+				r.Outcome.Detail += fmt.Sprintf(": stopped after %d years of simulated time, the most a run simulates, with events still to run", maxYears)
+			}
 		}
 		return r
 	}

@@ -51,7 +51,7 @@ func (rt *Runtime) storage(n NodeID, t Tier, size int64, done func(bool)) {
 			free, bw, key = &nd.diskFree, rt.cfg.DiskBandwidth, "storage.disk_bandwidth"
 		}
 		start := max(rt.eng.now, *free)
-		*free = start + rt.bounded(TransferTime(size, bw), key)
+		*free = start.plus(rt.bounded(TransferTime(size, bw), key))
 		rt.eng.Schedule(*free, rt.kDisk, int32(n), int64(c))
 	case PFS:
 		rt.eng.After(rt.cfg.PFSLatency, rt.kDisk, int32(n), int64(c)|pfsStart<<32)

@@ -19,12 +19,14 @@ const (
 	Hour             = 60 * Minute
 	// Never is a time later than any event; it marks "not scheduled".
 	Never Time = math.MaxInt64
-	// MaxDuration bounds the transfers and computations the runtime
-	// simulates. One as long (a bandwidth or rate in the wrong unit) ends
-	// the run, reported unfinished with the reason, instead of wrapping
-	// around; it is under half the range of Time, so that adding one to
-	// a time of the run cannot overflow.
-	MaxDuration = 100 * 365 * 24 * Hour
+	// MaxDuration bounds a run's simulated time (Run stops there), the
+	// configured delays (Config.validate) and each transfer and computation
+	// the runtime simulates: one as long (a bandwidth or rate in the wrong
+	// unit) ends the run, reported unfinished with the reason, instead of
+	// wrapping around. It is under a third of the range of Time, so that
+	// adding a delay to a time of the run cannot overflow.
+	MaxDuration = maxYears * 365 * 24 * Hour
+	maxYears    = 100 // MaxDuration in years, for messages
 )
 
 // Seconds returns t in seconds.
@@ -36,6 +38,16 @@ func (t Time) String() string {
 		return "never"
 	}
 	return time.Duration(t).String()
+}
+
+// plus returns t + d for d ≥ 0, or Never if that is later: the busy-until
+// times of a resource (a network interface, a disk) add up the work queued
+// on it, each piece bounded but not their sum.
+func (t Time) plus(d Time) Time {
+	if t > Never-d {
+		return Never
+	}
+	return t + d
 }
 
 // FromSeconds converts seconds to simulated time, rounding to the nearest nanosecond.

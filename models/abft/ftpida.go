@@ -157,10 +157,18 @@ func New(cfg Config) *Protocol {
 // Validate checks a configuration.
 func (c Config) Validate() error {
 	if c.Interval <= 0 {
-		return errors.New("protocol.interval must be positive")
+		return errors.New("protocol.interval: must be positive")
 	}
-	if c.FrameBytes < 0 || c.HeaderBytes < 0 || c.AckBytes < 0 {
-		return errors.New("protocol.frame_bytes, header_bytes and ack_bytes must not be negative")
+	if err := sim.CheckDelay("protocol.interval", c.Interval); err != nil {
+		return err
+	}
+	for _, b := range []struct {
+		key string
+		v   int64
+	}{{"frame_bytes", c.FrameBytes}, {"header_bytes", c.HeaderBytes}, {"ack_bytes", c.AckBytes}} {
+		if b.v < 0 {
+			return fmt.Errorf("protocol.%s: must not be negative, got %d", b.key, b.v)
+		}
 	}
 	return nil
 }

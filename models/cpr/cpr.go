@@ -184,6 +184,12 @@ func New(cfg Config) (*Protocol, error) {
 	if cfg.Image < 0 {
 		return nil, fmt.Errorf("protocol.image: negative process image %d B", cfg.Image)
 	}
+	if err := sim.CheckDelay("protocol.period", cfg.Period); err != nil {
+		return nil, err
+	}
+	if err := sim.CheckDelay("protocol.max_wait", cfg.MaxWait); err != nil {
+		return nil, err
+	}
 	return &Protocol{cfg: cfg}, nil
 }
 

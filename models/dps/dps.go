@@ -337,8 +337,8 @@ type Protocol struct {
 // errors start with the scenario key at fault ("protocol.backups: ..."),
 // which the scenarios package locates at the key's line.
 func New(cfg Config) (*Protocol, error) {
-	if cfg.Period < 0 {
-		return nil, fmt.Errorf("protocol.period: must not be negative, got %v", cfg.Period)
+	if err := sim.CheckDelay("protocol.period", cfg.Period); err != nil {
+		return nil, err
 	}
 	for _, c := range []struct {
 		key string

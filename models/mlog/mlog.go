@@ -267,6 +267,9 @@ func New(cfg Config) (*Protocol, error) {
 	if cfg.Period <= 0 {
 		return nil, fmt.Errorf("protocol.period: must be positive, got %v", cfg.Period)
 	}
+	if err := sim.CheckDelay("protocol.period", cfg.Period); err != nil {
+		return nil, err
+	}
 	switch cfg.Restart {
 	case RestartBasic, RestartFast:
 	case "":
