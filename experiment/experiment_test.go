@@ -261,3 +261,29 @@ func TestSafetyLimit(t *testing.T) {
 		}
 	}
 }
+
+// Without duration_limit, a failure run's limit is 1000 times the
+// fault-free time plus one failure's detection, boot and downtime: a
+// workload of a third of a millisecond, whose failure is detected by
+// heartbeats after 3 s, used to stop at 1000 times its fault-free time
+// (0.36 s) before the detection, unfinished.
+func TestDefaultLimitCoversARecovery(t *testing.T) {
+	s, err := scenarios.Parse("short.toml", []byte(`name = "short"`), []string{
+		"cluster.nodes=4", `workload.kind="dp"`, `workload.problem="lcs"`, "workload.random_a=300", "workload.random_b=200",
+		`protocol.kind="abft"`, `failures.distribution="scripted"`, "failures.scripted=[{node=1, progress=0.5}]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Finished || !r.DigestOK || r.Failures != 1 || r.MakespanS < 3 {
+		t.Fatalf("finished %v, reference answer %v, %d failures, makespan %g s (%s); want the answer after the 3 s detection",
+			r.Finished, r.DigestOK, r.Failures, r.MakespanS, r.Note)
+	}
+}

@@ -225,7 +225,20 @@ func (p *Point) runRep(rep int, m *meter) (sim.Result, error) {
 func (p *Point) runConfig(rep int) (sim.Config, error) {
 	cfg, err := clusterConfig(p.Scenario, p.Seed(rep))
 	if err == nil && p.limitFromFaultFree() {
-		cfg.Limit = safetyLimit(max(p.Baseline, p.FaultFree))
+		cfg.Limit = safetyLimit(max(p.Baseline, p.FaultFree) + p.recoveryTime())
 	}
 	return cfg, err
+}
+
+// recoveryTime is the least time a failure costs before its recovery can
+// start: its detection (at the latest), a spare's boot and the downtime.
+// Added to the fault-free time before the safety factor, it keeps runs of
+// a short workload from stopping before their first failure is detected.
+func (p *Point) recoveryTime() sim.Time {
+	s := p.Scenario
+	d := s.Detection.Delay
+	if s.Detection.Mode != "oracle" {
+		d = s.Detection.Timeout + s.Network.Latency
+	}
+	return sim.Time(d + s.Cluster.SpareBoot + s.Failures.Downtime)
 }

@@ -23,8 +23,8 @@ const (
 	// configured delays (Config.validate) and each transfer and computation
 	// the runtime simulates: one as long (a bandwidth or rate in the wrong
 	// unit) ends the run, reported unfinished with the reason, instead of
-	// wrapping around. It is under a third of the range of Time, so that
-	// adding a delay to a time of the run cannot overflow.
+	// wrapping around. It is under half the range of Time, so that adding
+	// a delay to a time of the run cannot overflow.
 	MaxDuration = maxYears * 365 * 24 * Hour
 	maxYears    = 100 // MaxDuration in years, for messages
 )
