@@ -274,15 +274,7 @@ func TestDefaultLimitCoversARecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Run(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Finished || !r.DigestOK || r.Failures != 1 || r.MakespanS < 3 {
+	if r := runRep0(t, s); !r.Finished || !r.DigestOK || r.Failures != 1 || r.MakespanS < 3 {
 		t.Fatalf("finished %v, reference answer %v, %d failures, makespan %g s (%s); want the answer after the 3 s detection",
 			r.Finished, r.DigestOK, r.Failures, r.MakespanS, r.Note)
 	}
