@@ -158,9 +158,9 @@ type NoProgressError struct {
 }
 
 func (e *NoProgressError) Error() string {
-	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %v (%d times the run without protocol, at most %.0f years): "+
+	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %v (%d times the run without protocol, at most %d years): "+
 		"the protocol's work leaves the application no progress on this machine (checkpoints far costlier than the computation between them?)",
-		e.Scenario, e.Protocol, e.Limit, SafetyFactor, sim.MaxDuration.Seconds()/(365*24*3600))
+		e.Scenario, e.Protocol, e.Limit, SafetyFactor, sim.MaxYears)
 }
 
 // limitFromFaultFree reports whether the runs' duration limit derives from the

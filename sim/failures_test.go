@@ -394,7 +394,6 @@ func TestRepairWaitsForTheSlot(t *testing.T) {
 // and says why; it used to wrap around, report a time past the range or
 // none, and let the fifth queued transfer leave at once.
 func TestRunStopsAtMaxDuration(t *testing.T) {
-	year := MaxDuration / 100
 	for _, tc := range []struct {
 		name  string
 		edit  func(*Config)

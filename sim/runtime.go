@@ -179,7 +179,7 @@ func (c *Config) validate() error {
 // the range of Time. The error starts with key, the scenario key at fault.
 func CheckDelay(key string, d Time) error {
 	if d < 0 || d >= MaxDuration {
-		return fmt.Errorf("%s: must be ≥ 0 and under %d years, got %.6g years", key, maxYears, d.Seconds()/(365*24*3600))
+		return fmt.Errorf("%s: must be ≥ 0 and under %d years, got %.6g years", key, MaxYears, float64(d)/float64(year))
 	}
 	return nil
 }
@@ -275,7 +275,7 @@ func (rt *Runtime) bounded(d Time, keys string) Time {
 		return d
 	}
 	if !rt.aborted {
-		rt.Abort(fmt.Sprintf("a transfer or computation would take %d years or more (check %s)", maxYears, keys))
+		rt.Abort(fmt.Sprintf("a transfer or computation would take %d years or more (check %s)", MaxYears, keys))
 	}
 	return MaxDuration
 }

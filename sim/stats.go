@@ -127,7 +127,7 @@ func (rt *Runtime) result() Result {
 			if l := rt.cfg.Limit; l > 0 && l <= MaxDuration {
 				r.Outcome.Detail += fmt.Sprintf(": stopped at the duration limit (%v) with events still to run", l)
 			} else {
-				r.Outcome.Detail += fmt.Sprintf(": stopped after %d years of simulated time, the most a run simulates, with events still to run", maxYears)
+				r.Outcome.Detail += fmt.Sprintf(": stopped after %d years of simulated time, the most a run simulates, with events still to run", MaxYears)
 			}
 		}
 		return r

@@ -25,8 +25,10 @@ const (
 	// unit) ends the run, reported unfinished with the reason, instead of
 	// wrapping around. It is under half the range of Time, so that adding
 	// a delay to a time of the run cannot overflow.
-	MaxDuration = maxYears * 365 * 24 * Hour
-	maxYears    = 100 // MaxDuration in years, for messages
+	MaxDuration = MaxYears * year
+	// MaxYears is MaxDuration in years of 365 days, for messages.
+	MaxYears = 100
+	year     = 365 * 24 * Hour
 )
 
 // Seconds returns t in seconds.
