@@ -80,7 +80,10 @@ func TestMigrateWithFailingEnd(t *testing.T) {
 			cfg.Planned = tc.failures
 			cfg.Limit = Second
 			p := &recordProto{}
-			rt, _ := New(cfg, wl, p)
+			rt, err := New(cfg, wl, p)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var oks []bool
 			rt.At(us(99), func() { rt.Migrate(1, 2, func(ok bool) { oks = append(oks, ok) }) })
 			rt.Run()
