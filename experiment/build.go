@@ -136,6 +136,21 @@ func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
 
 func buildNone() sim.Protocol { return none.New() }
 
+// topology builds the network's topology for nodes nodes (nil when flat).
+func topology(n scenarios.Network, nodes int) (sim.Topology, error) {
+	switch n.Topology {
+	case "torus":
+		dims, err := n.TorusExtents(nodes)
+		if err != nil {
+			return nil, err
+		}
+		return sim.NewTorus(dims, sim.Time(n.HopLatency), nodes)
+	case "fat_tree":
+		return sim.NewFatTree(nodes, n.SwitchPorts, n.Oversubscription, sim.Time(n.HopLatency), float64(n.Bandwidth))
+	}
+	return nil, nil
+}
+
 // clusterConfig converts the scenario's machine, failures and detection to
 // simulator units for replication seed.
 func clusterConfig(s *scenarios.Scenario, seed uint64) (sim.Config, error) {
@@ -157,6 +172,10 @@ func clusterConfig(s *scenarios.Scenario, seed uint64) (sim.Config, error) {
 	}
 	if s.Cluster.Placement == "round_robin" {
 		c.Placement = sim.RoundRobin
+	}
+	var err error
+	if c.Topology, err = topology(s.Network, c.Nodes+c.Spares); err != nil {
+		return c, err
 	}
 	switch s.Failures.Distribution {
 	case "none":

@@ -24,7 +24,8 @@ func TestDefault(t *testing.T) {
 		{"reps", s.Reps, 1},
 		{"duration_limit", s.DurationLimit, Duration(0)},
 		{"cluster", s.Cluster, Cluster{Nodes: 64, Cores: 1, Rate: 1e9, Memory: 64 * GiB, Placement: "block"}},
-		{"network", s.Network, Network{Latency: 2 * Microsecond, Bandwidth: 12.5e9, Topology: "flat"}},
+		{"network", s.Network, Network{Latency: 2 * Microsecond, Bandwidth: 12.5e9, Topology: "flat",
+			HopLatency: 100 * Nanosecond, SwitchPorts: 32, Oversubscription: 1}},
 		{"storage", s.Storage, Storage{MemoryBandwidth: 10e9, DiskBandwidth: 500e6, PFSBandwidth: 100e9, PFSNodeBandwidth: 2e9, PFSLatency: Millisecond}},
 		{"failures", s.Failures, Failures{Distribution: "none", NodeMTBF: 5 * Year, WeibullShape: 0.7}},
 		{"detection", s.Detection, Detection{Mode: "heartbeat", Period: Second, Timeout: 3 * Second, HeartbeatBytes: 64}},
@@ -48,7 +49,8 @@ func TestLoadFull(t *testing.T) {
 	want.Name, want.Description, want.Seed, want.Reps, want.DurationLimit = "full", "every key set", 42, 3, 2*Day
 	want.Cluster = Cluster{Nodes: 128, Spares: 4, Cores: 8, Rate: 2.5e9, Memory: 128 * GiB,
 		SpareBoot: 30 * Second, Repair: Hour, Placement: "round_robin"}
-	want.Network = Network{Latency: 1500 * Nanosecond, Bandwidth: 12.5e9, CPULoad: 0.5, Topology: "flat"}
+	want.Network = Network{Latency: 1500 * Nanosecond, Bandwidth: 12.5e9, CPULoad: 0.5, Topology: "fat_tree",
+		HopLatency: 150 * Nanosecond, TorusDims: "4x4x9", SwitchPorts: 16, Oversubscription: 2}
 	want.Storage = Storage{MemoryBandwidth: 20e9, DiskBandwidth: 1 << 30, PFSBandwidth: 1e12, PFSNodeBandwidth: 0, PFSLatency: 5 * Millisecond}
 	want.Failures = Failures{Distribution: "scripted", NodeMTBF: 10 * Year, WeibullShape: 0.5,
 		TraceFile: filepath.Join("testdata", "traces", "lanl.txt"),
@@ -188,8 +190,22 @@ func TestBadValues(t *testing.T) {
 			`x.toml:1: duration_limit: want a duration such as "90s" or a number of seconds, got a boolean`},
 		{"bad placement", "[cluster]\nplacement = \"random\"\n", nil,
 			`x.toml:2: cluster.placement: must be one of block, round_robin; got "random"`},
-		{"bad topology", "[network]\ntopology = \"torus\"\n", nil,
-			`x.toml:2: network.topology: must be one of flat; got "torus"`},
+		{"bad topology", "[network]\ntopology = \"hypercube\"\n", nil,
+			`x.toml:2: network.topology: must be one of flat, torus, fat_tree; got "hypercube"`},
+		{"torus too small for spares", "[cluster]\nnodes = 60\nspares = 5\n[network]\ntopology = \"torus\"\ntorus_dims = \"4x4x4\"\n", nil,
+			`x.toml:6: network.torus_dims: 4x4x4 has room for 64 nodes, the cluster has 65 (nodes + spares)`},
+		{"bad torus dims", "[network]\ntorus_dims = \"4 by 4\"\n", nil,
+			`x.toml:2: network.torus_dims: want extents ≥ 1 and ≤ 16777216 joined by "x", such as "25x20x20"; got "4 by 4"`},
+		{"zero torus extent", "[network]\ntopology = \"torus\"\ntorus_dims = \"8x0x8\"\n", nil,
+			`x.toml:3: network.torus_dims: want extents ≥ 1 and ≤ 16777216 joined by "x", such as "25x20x20"; got "8x0x8"`},
+		{"switch_ports", "[network]\nswitch_ports = 0\n", nil,
+			`x.toml:2: network.switch_ports: must be ≥ 1, got 0`},
+		{"oversubscription", "[network]\noversubscription = 0\n", nil,
+			`x.toml:2: network.oversubscription: must be > 0 and ≤ 1e6, got 0`},
+		{"nan oversubscription", "[network]\noversubscription = nan\n", nil,
+			`x.toml:2: network.oversubscription: must be > 0 and ≤ 1e6, got NaN`},
+		{"hop latency", "[network]\nhop_latency = \"200y\"\n", nil,
+			`x.toml:2: network.hop_latency: must be ≥ 0 and under 100 years, got 200y`},
 		{"bad distribution", "[failures]\ndistribution = \"poisson\"\n", nil,
 			`x.toml:2: failures.distribution: must be one of none, exponential, weibull, trace, scripted; got "poisson"`},
 		{"bad mode", "[detection]\nmode = \"psychic\"\n", nil,
@@ -419,7 +435,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("Load missing = %v", err)
 	}
 	_, err = Load("testdata/full.toml", []string{"workload.kind=life", "cluster.nodes=4", "cluster.spares=1"})
-	if err == nil || err.Error() != "testdata/full.toml:38: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
+	if err == nil || err.Error() != "testdata/full.toml:42: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
 		t.Errorf("Load = %v", err)
 	}
 	// An endless file used to be read whole: an out-of-memory crash.
@@ -505,4 +521,36 @@ func FuzzParseScenario(f *testing.F) {
 		_ = c.Workload.Decode(&p)
 		_ = c.Protocol.Decode(&p)
 	})
+}
+
+// TorusExtents: the extents given, or the 3-D torus closest to a cube with
+// room for the cluster.
+func TestTorusExtents(t *testing.T) {
+	for _, tc := range []struct {
+		dims  string
+		nodes int
+		want  []int
+	}{
+		{"", 1, []int{1, 1, 1}},
+		{"", 8, []int{2, 2, 2}},
+		{"", 9, []int{3, 2, 2}},
+		{"", 64, []int{4, 4, 4}},
+		{"", 10500, []int{22, 22, 22}},
+		{"", 100000 + 5000, []int{48, 47, 47}},
+		{"25x20x20", 10000, []int{25, 20, 20}},
+		{"8x8x8x8x4x4", 65536, []int{8, 8, 8, 8, 4, 4}},
+		{" 7 ", 7, []int{7}},
+	} {
+		got, err := Network{TorusDims: tc.dims}.TorusExtents(tc.nodes)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q for %d nodes = %v, %v; want %v", tc.dims, tc.nodes, got, err, tc.want)
+		}
+		room := 1
+		for _, d := range got {
+			room *= d
+		}
+		if room < tc.nodes {
+			t.Errorf("%q for %d nodes: %v has room for %d", tc.dims, tc.nodes, got, room)
+		}
+	}
 }

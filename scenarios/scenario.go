@@ -3,9 +3,11 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -70,8 +72,50 @@ type Network struct {
 	Bandwidth Rate     `toml:"bandwidth"` // per node interface and direction, > 0
 	// CPULoad is the fraction of one core kept busy by a transfer at full
 	// bandwidth, charged on both ends, in [0, 1].
-	CPULoad  float64 `toml:"cpu_load"`
-	Topology string  `toml:"topology"` // only "flat" for now
+	CPULoad float64 `toml:"cpu_load"`
+	// Topology is "flat" (a full crossbar: latency between any two
+	// nodes), "torus" or "fat_tree".
+	Topology string `toml:"topology"`
+	// HopLatency is added per hop beyond the shortest path, which takes
+	// latency: per torus link beyond the first, per switch beyond a fat
+	// tree's leaf.
+	HopLatency Duration `toml:"hop_latency"`
+	// TorusDims are the torus's extents, "25x20x20" (any number of
+	// dimensions); "" is the 3-D torus closest to a cube with room for
+	// nodes + spares.
+	TorusDims string `toml:"torus_dims"`
+	// SwitchPorts is the number of nodes per fat-tree leaf switch.
+	SwitchPorts int `toml:"switch_ports"`
+	// Oversubscription is a leaf's down-link bandwidth over its up-link
+	// bandwidth: 1 is a full fat tree.
+	Oversubscription float64 `toml:"oversubscription"`
+}
+
+// TorusExtents returns the torus's extents for a cluster of nodes nodes
+// (spares included): TorusDims parsed, or a 3-D torus as close to a cube as
+// holds them.
+func (n Network) TorusExtents(nodes int) ([]int, error) {
+	if n.TorusDims == "" {
+		a := int(math.Ceil(math.Cbrt(float64(nodes)) - 1e-9))
+		b := int(math.Ceil(math.Sqrt(float64(nodes)/float64(a)) - 1e-9))
+		return []int{a, b, (nodes + a*b - 1) / (a * b)}, nil
+	}
+	var dims []int
+	for _, f := range strings.Split(n.TorusDims, "x") {
+		d, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || d < 1 || d > MaxNodes {
+			return nil, fmt.Errorf(`want extents ≥ 1 and ≤ %d joined by "x", such as "25x20x20"; got %q`, MaxNodes, n.TorusDims)
+		}
+		dims = append(dims, d)
+	}
+	room := 1
+	for _, d := range dims {
+		room = min(room*d, nodes) // saturates: only "≥ nodes" matters
+	}
+	if room < nodes {
+		return nil, fmt.Errorf("%s has room for %d nodes, the cluster has %d (nodes + spares)", n.TorusDims, room, nodes)
+	}
+	return dims, nil
 }
 
 // Storage is the set of storage tiers checkpoints and logs can use.
@@ -157,9 +201,12 @@ func Default() *Scenario {
 			Placement: "block",
 		},
 		Network: Network{
-			Latency:   2 * Microsecond,
-			Bandwidth: 12.5e9,
-			Topology:  "flat",
+			Latency:          2 * Microsecond,
+			Bandwidth:        12.5e9,
+			Topology:         "flat",
+			HopLatency:       100 * Nanosecond,
+			SwitchPorts:      32,
+			Oversubscription: 1,
 		},
 		Storage: Storage{
 			MemoryBandwidth:  10e9,

@@ -28,7 +28,7 @@ const (
 // Enumerations of the fixed schema, in the order errors list them.
 var (
 	placements    = []string{"block", "round_robin"}
-	topologies    = []string{"flat"}
+	topologies    = []string{"flat", "torus", "fat_tree"}
 	distributions = []string{"none", "exponential", "weibull", "trace", "scripted"}
 	modes         = []string{"heartbeat", "oracle"}
 )
@@ -133,6 +133,14 @@ func (v *validator) network() {
 	v.positive("network.bandwidth", float64(n.Bandwidth))
 	v.fraction("network.cpu_load", n.CPULoad)
 	v.oneOf("network.topology", n.Topology, topologies)
+	v.delay("network.hop_latency", n.HopLatency)
+	v.atLeast("network.switch_ports", n.SwitchPorts, 1)
+	v.check(n.Oversubscription > 0 && n.Oversubscription <= 1e6, "network.oversubscription",
+		"must be > 0 and ≤ 1e6, got %g", n.Oversubscription)
+	if n.TorusDims != "" || n.Topology == "torus" {
+		_, err := n.TorusExtents(v.s.Cluster.Nodes + v.s.Cluster.Spares)
+		v.check(err == nil, v.s.blame("network.torus_dims", "network.topology"), "%v", err)
+	}
 }
 
 func (v *validator) storage() {

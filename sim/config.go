@@ -43,8 +43,9 @@ type Config struct {
 	Placement            Placement
 
 	Latency   Time
-	Bandwidth float64 // bytes/s per interface and direction
-	CPULoad   float64 // fraction of a core a transfer at full bandwidth keeps busy, each end
+	Bandwidth float64  // bytes/s per interface and direction
+	CPULoad   float64  // fraction of a core a transfer at full bandwidth keeps busy, each end
+	Topology  Topology // nil: flat, Latency between any two nodes
 
 	MemBandwidth, DiskBandwidth    float64
 	PFSBandwidth, PFSNodeBandwidth float64 // aggregate, and per-writer cap (0 = none)

@@ -16,6 +16,7 @@ type inFlightMsg struct {
 	m     *Message
 	xfer  Time   // time on each interface: the wire size at transmission over the bandwidth
 	toInc uint32 // the receiver's incarnation at transmission
+	from  NodeID // the sending node
 }
 
 // transmit puts m on the network at m.SentAt (or now, whichever is later).
@@ -42,34 +43,100 @@ func (rt *Runtime) transmit(m *Message) {
 	}
 	m.fromInc = from.inc
 	m.toInc = rt.links[m.To].inc
-	ref := rt.msgs.put(inFlightMsg{m: m, toInc: m.toInc})
+	ref := rt.msgs.put(inFlightMsg{m: m, toInc: m.toInc, from: m.From})
 	if m.From == m.To {
 		m.outEnd = m.SentAt
 		rt.eng.Schedule(m.SentAt, rt.kDeliver, int32(m.To), int64(ref))
 		return
 	}
-	head, dur := rt.depart(from, m.SentAt, m.WireSize())
+	head, dur := rt.depart(from, m.From, m.To, m.SentAt, m.WireSize())
 	m.outEnd = from.outFree
 	rt.msgs.items[ref].xfer = dur
 	rt.eng.Schedule(head, rt.kArrive, int32(m.To), int64(ref))
 }
 
-// depart occupies the outgoing side of from with wire bytes handed over at
-// sentAt, and returns when their head reaches the receiver and their time on
-// each interface. from.outFree is then when the last byte left.
-func (rt *Runtime) depart(from *link, sentAt Time, wire int64) (head, dur Time) {
+// depart occupies the outgoing side of node a's interface (from) with wire
+// bytes for node b handed over at sentAt, and returns when their head
+// reaches b and their time on each interface. from.outFree is then when the
+// last byte left. With a topology, the transfer goes at the pace of the
+// slowest of its interfaces and links, and waits for a lane of each link it
+// takes as it leaves.
+func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (head, dur Time) {
 	start := max(sentAt, from.outFree)
 	dur = rt.bounded(TransferTime(wire, rt.cfg.Bandwidth), "network.bandwidth")
+	lat := rt.cfg.Latency
+	if t := rt.cfg.Topology; t != nil {
+		lat += t.ExtraLatency(a, b)
+		path, out := t.Route(a, b, rt.route[:0])
+		rt.route = path
+		for _, l := range path {
+			dur = max(dur, rt.bounded(TransferTime(wire, rt.shared[l].Bandwidth), "network.bandwidth and network.oversubscription"))
+		}
+		start = rt.reserve(path[:out], start, dur)
+	}
 	from.outFree = start.plus(dur)
-	return start.plus(rt.cfg.Latency), dur
+	return start.plus(lat), dur
+}
+
+// reserve takes a lane of each link of path for dur, from the first instant
+// at or after start when they are free, and returns that instant. A lane is
+// free from the end of the last message it carries (a FIFO, like the
+// interfaces), so of the lanes free at start it takes the one that became
+// free last, keeping those idle longer for messages that can use them
+// earlier; when none is free, the one free first.
+func (rt *Runtime) reserve(path []int32, start, dur Time) Time {
+	rt.lanes = rt.lanes[:0]
+	for _, l := range path {
+		lanes := rt.laneFree[rt.laneOf[l]:rt.laneOf[l+1]]
+		k := -1
+		for j, free := range lanes {
+			if free <= start && (k < 0 || free > lanes[k]) {
+				k = j
+			}
+		}
+		if k < 0 {
+			k = 0
+			for j, free := range lanes {
+				if free < lanes[k] {
+					k = j
+				}
+			}
+			start = lanes[k]
+		}
+		rt.lanes = append(rt.lanes, rt.laneOf[l]+int32(k))
+	}
+	for _, k := range rt.lanes {
+		rt.laneFree[k] = start.plus(dur)
+	}
+	return start
+}
+
+// Latency is the time the head of a message takes from node a to node b:
+// Config.Latency plus the topology's extra hops, and 0 within a node.
+func (rt *Runtime) Latency(a, b NodeID) Time {
+	switch t := rt.cfg.Topology; {
+	case a == b:
+		return 0
+	case t != nil:
+		return rt.cfg.Latency + t.ExtraLatency(a, b)
+	}
+	return rt.cfg.Latency
 }
 
 // receive occupies the incoming side of node n, whose incarnation was inc at
-// transmission, with a message whose head arrives now and which takes dur on
-// the interface, and returns when its last byte is in.
-func (rt *Runtime) receive(n int32, inc uint32, dur Time) Time {
+// transmission, with a message from node from whose head arrives now and
+// which takes dur on the interface, and returns when its last byte is in.
+// With a topology, the message also waits for a lane of each link it takes
+// as it arrives.
+func (rt *Runtime) receive(from, n NodeID, inc uint32, dur Time) Time {
 	to := &rt.links[n]
-	end := max(rt.eng.now, to.inFree).plus(dur)
+	start := max(rt.eng.now, to.inFree)
+	if t := rt.cfg.Topology; t != nil {
+		path, out := t.Route(from, n, rt.route[:0])
+		rt.route = path
+		start = rt.reserve(path[out:], start, dur)
+	}
+	end := start.plus(dur)
 	if to.inc == inc {
 		to.inFree = end // a dead interface is not occupied
 	}
@@ -88,7 +155,7 @@ func (rt *Runtime) lostInTransit(from, to NodeID, fromInc, toInc uint32, outEnd 
 // onArrive: the head of a message reached its receiver's interface.
 func (rt *Runtime) onArrive(ev Event) {
 	a := &rt.msgs.items[ev.J]
-	rt.eng.Schedule(rt.receive(ev.I, a.toInc, a.xfer), rt.kDeliver, ev.I, ev.J)
+	rt.eng.Schedule(rt.receive(a.from, NodeID(ev.I), a.toInc, a.xfer), rt.kDeliver, ev.I, ev.J)
 }
 
 // onDeliver: the whole message is at its receiver. Fail-stop rules apply here:
@@ -204,7 +271,7 @@ func (rt *Runtime) TransferTo(from, to NodeID, size int64, tag int32, c Completi
 		rt.eng.Schedule(now, rt.kXferDeliver, int32(to), int64(rt.xfers.put(x)))
 		return
 	}
-	head, dur := rt.depart(f, now, size)
+	head, dur := rt.depart(f, from, to, now, size)
 	x.outEnd, x.dur = f.outFree, dur
 	rt.eng.Schedule(head, rt.kXferArrive, int32(to), int64(rt.xfers.put(x)))
 }
@@ -212,7 +279,7 @@ func (rt *Runtime) TransferTo(from, to NodeID, size int64, tag int32, c Completi
 // onXferArrive: the head of a transfer reached its receiver's interface.
 func (rt *Runtime) onXferArrive(ev Event) {
 	x := rt.xfers.get(int32(ev.J))
-	rt.eng.Schedule(rt.receive(ev.I, x.toInc, x.dur), rt.kXferDeliver, ev.I, ev.J)
+	rt.eng.Schedule(rt.receive(x.from, NodeID(ev.I), x.toInc, x.dur), rt.kXferDeliver, ev.I, ev.J)
 }
 
 // onXferDeliver: the whole transfer is at its receiver, or lost. The slot is

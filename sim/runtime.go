@@ -67,8 +67,15 @@ type Runtime struct {
 	failRecs []Recovery
 	open     []int // failRecs indices not yet recovered
 
-	pfs     psShare
-	failRNG map[NodeID]*rand.Rand
+	pfs psShare
+	// the topology's shared links; link i's lanes are laneFree[laneOf[i]:
+	// laneOf[i+1]], each busy until the time it holds; scratch routes and
+	// lanes
+	shared       []Link
+	laneOf       []int32
+	laneFree     []Time
+	route, lanes []int32
+	failRNG      map[NodeID]*rand.Rand
 
 	stats      Stats
 	finished   bool
@@ -123,6 +130,14 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	}
 	rt.indexSlots()
 	rt.pfs = psShare{rate: cfg.PFSBandwidth, perFlow: cfg.PFSNodeBandwidth}
+	if cfg.Topology != nil {
+		rt.shared = cfg.Topology.Links()
+		rt.laneOf = make([]int32, len(rt.shared)+1)
+		for i, l := range rt.shared {
+			rt.laneOf[i+1] = rt.laneOf[i] + int32(l.Lanes)
+		}
+		rt.laneFree = make([]Time, rt.laneOf[len(rt.shared)])
+	}
 
 	rt.objs = make([]objState, wl.NumObjects())
 	rt.place = make([]NodeID, len(rt.objs))
@@ -159,6 +174,15 @@ func (c *Config) validate() error {
 		return errors.New("Weibull shape must be positive")
 	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):
 		return errors.New("heartbeat period must be positive and timeout at least one period")
+	case c.Topology != nil && c.Topology.Nodes() < c.Nodes+c.Spares:
+		return fmt.Errorf("the %s connects %d nodes, the cluster has %d (nodes + spares)", c.Topology.Name(), c.Topology.Nodes(), c.Nodes+c.Spares)
+	}
+	if c.Topology != nil {
+		for i, l := range c.Topology.Links() {
+			if l.Lanes < 1 || !(l.Bandwidth > 0) {
+				return fmt.Errorf("the %s's link %d has %d lanes of %g bytes/s: want ≥ 1 lane of > 0 bytes/s", c.Topology.Name(), i, l.Lanes, l.Bandwidth)
+			}
+		}
 	}
 	for _, d := range []struct {
 		key string

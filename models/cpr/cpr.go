@@ -255,7 +255,15 @@ func (p *Protocol) EstimateCost() sim.Time {
 		case Memory:
 			total = max(total, sim.TransferTime(worst, cfg.MemBandwidth))
 		case Buddy:
-			total = max(total, cfg.Latency+sim.TransferTime(worst, cfg.Bandwidth))
+			// its own copy in memory, and one over the network to the next
+			// slot's node (none to itself when it is the only one)
+			total = max(total, sim.TransferTime(worst, cfg.MemBandwidth))
+			slots := rt.Slots()
+			for i, n := range slots {
+				if to := slots[(i+1)%len(slots)]; to != n {
+					total = max(total, rt.Latency(n, to)+sim.TransferTime(bytes[n], cfg.Bandwidth))
+				}
+			}
 		}
 	}
 	return total

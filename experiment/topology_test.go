@@ -1,0 +1,47 @@
+package experiment
+
+import (
+	"testing"
+)
+
+// A topology changes the network's timing and nothing else: every protocol
+// still recovers from the same failures to the sequential reference's
+// answer, a full fat tree without hop latency is the flat network, and hops
+// and a tapered tree only slow the application down.
+func TestTopologies(t *testing.T) {
+	base := []string{"workload.kind=stencil", "workload.nx=8", "workload.ny=4", "workload.nz=4", "workload.iterations=12",
+		"workload.modeled_nx=800", "workload.modeled_ny=400", "workload.modeled_nz=400",
+		"cluster.nodes=32", "cluster.spares=4", "network.switch_ports=4", "network.bandwidth=1GB/s",
+		"failures.distribution=scripted", `failures.scripted=[{node=5, progress=0.4}, {node=17, progress=0.7}]`,
+		"detection.mode=oracle", `detection.delay="1ms"`}
+	for _, proto := range [][]string{
+		{"protocol.kind=cpr", "protocol.tier=buddy", `protocol.interval="iterations"`, "protocol.every=2"},
+		{"protocol.kind=mlog", "protocol.multi_failure=true"},
+		{"protocol.kind=dps"},
+	} {
+		run := func(topo ...string) Record {
+			r := runKeys(t, append(append(append([]string{}, base...), proto...), topo...))
+			if !r.Finished || !r.DigestOK || r.Failures != 2 {
+				t.Fatalf("%s on %v: finished %v, answer ok %v, %d failures (%s)", proto[0], topo, r.Finished, r.DigestOK, r.Failures, r.Note)
+			}
+			return r
+		}
+		flat := run()
+		full := run("network.topology=fat_tree", "network.hop_latency=0s")
+		if full.MakespanS != flat.MakespanS || full.FaultFreeS != flat.FaultFreeS {
+			t.Errorf("%s: a full fat tree without hop latency took %v (fault-free %v), the flat network %v (%v)",
+				proto[0], full.MakespanS, full.FaultFreeS, flat.MakespanS, flat.FaultFreeS)
+		}
+		for _, topo := range [][]string{
+			{"network.topology=fat_tree", `network.hop_latency="50us"`},
+			{"network.topology=fat_tree", "network.hop_latency=0s", "network.oversubscription=4"},
+			{"network.topology=torus", `network.hop_latency="50us"`},
+			{"network.topology=torus", `network.torus_dims="36"`, `network.hop_latency="50us"`},
+		} {
+			if r := run(topo...); !(r.BaselineS > flat.BaselineS) || !(r.FaultFreeS > flat.FaultFreeS) {
+				t.Errorf("%s on %v: baseline %v, fault-free %v; want both above the flat network's %v, %v",
+					proto[0], topo, r.BaselineS, r.FaultFreeS, flat.BaselineS, flat.FaultFreeS)
+			}
+		}
+	}
+}
