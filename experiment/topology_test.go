@@ -1,7 +1,11 @@
 package experiment
 
 import (
+	"context"
+	"fmt"
 	"testing"
+
+	"ftsim/scenarios"
 )
 
 // A topology changes the network's timing and nothing else: every protocol
@@ -42,6 +46,55 @@ func TestTopologies(t *testing.T) {
 				t.Errorf("%s on %v: baseline %v, fault-free %v; want both above the flat network's %v, %v",
 					proto[0], topo, r.BaselineS, r.FaultFreeS, flat.BaselineS, flat.FaultFreeS)
 			}
+		}
+	}
+}
+
+// The fat-tree scenario's finding, on 60 of its 100 steps and one
+// replication: tapering the tree hardly changes the fault-free overhead of
+// coordinated checkpoints to a buddy (the next node, on the same leaf but
+// for one node per leaf), and multiplies that of message logging and DPS,
+// whose own traffic crosses leaves with the halos.
+func TestFatTreeScenario(t *testing.T) {
+	s, _, err := scenarios.LoadEmbedded("fat-tree", []string{"workload.iterations=60", "reps=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := NewSweep(s, nil, s.Reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overhead := map[string]float64{} // by point
+	err = sw.Run(context.Background(), RunOptions{Workers: 2}, func(r SweepRecord) error {
+		if !r.Finished || !r.DigestOK {
+			t.Errorf("%s: finished %v, answer ok %v", r.Point, r.Finished, r.DigestOK)
+		}
+		overhead[r.Point] = r.Overhead
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(proto string, over int) float64 {
+		o, ok := overhead[fmt.Sprintf("protocol=%s;network.oversubscription=%d", proto, over)]
+		if !ok {
+			t.Fatalf("no point for %s at %d:1 in %v", proto, over, overhead)
+		}
+		return o
+	}
+	for _, p := range []string{"cpr-buddy", "mlog-fast", "dps"} {
+		for _, over := range []int{2, 4, 8} {
+			if at(p, over) < at(p, over/2) {
+				t.Errorf("%s: overhead %.4f at %d:1, below %.4f at %d:1", p, at(p, over), over, at(p, over/2), over/2)
+			}
+		}
+	}
+	if grow := at("cpr-buddy", 8) - at("cpr-buddy", 1); grow > 0.02 {
+		t.Errorf("cpr-buddy's overhead grew by %.4f from 1:1 to 8:1, want under 0.02", grow)
+	}
+	for _, p := range []string{"mlog-fast", "dps"} {
+		if grow := at(p, 8) - at(p, 1); grow < 0.2 {
+			t.Errorf("%s's overhead grew by %.4f from 1:1 to 8:1, want over 0.2", p, grow)
 		}
 	}
 }
