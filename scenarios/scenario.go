@@ -101,10 +101,11 @@ func (n Network) TorusExtents(nodes int) ([]int, error) {
 		return []int{a, b, (nodes + a*b - 1) / (a * b)}, nil
 	}
 	var dims []int
-	for _, f := range strings.Split(n.TorusDims, "x") {
+	fields := strings.Split(n.TorusDims, "x")
+	for _, f := range fields {
 		d, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || d < 1 || d > MaxNodes {
-			return nil, fmt.Errorf(`want extents ≥ 1 and ≤ %d joined by "x", such as "25x20x20"; got %q`, MaxNodes, n.TorusDims)
+		if err != nil || d < 1 || d > MaxNodes || len(fields) > MaxTorusDims {
+			return nil, fmt.Errorf(`want 1 to %d extents ≥ 1 and ≤ %d joined by "x", such as "25x20x20"; got %q`, MaxTorusDims, MaxNodes, n.TorusDims)
 		}
 		dims = append(dims, d)
 	}

@@ -23,6 +23,9 @@ const (
 	// added to a late time of the run it would pass the range of the
 	// simulator's 64-bit nanoseconds.
 	MaxDelay = 100 * Year
+	// MaxTorusDims bounds network.torus_dims's dimensions (as
+	// sim.MaxTorusDims: each node keeps its coordinates).
+	MaxTorusDims = 8
 )
 
 // Enumerations of the fixed schema, in the order errors list them.
@@ -135,8 +138,8 @@ func (v *validator) network() {
 	v.oneOf("network.topology", n.Topology, topologies)
 	v.delay("network.hop_latency", n.HopLatency)
 	v.atLeast("network.switch_ports", n.SwitchPorts, 1)
-	v.check(n.Oversubscription > 0 && n.Oversubscription <= 1e6, "network.oversubscription",
-		"must be > 0 and ≤ 1e6, got %g", n.Oversubscription)
+	v.check(n.Oversubscription >= 1 && n.Oversubscription <= 1e6, "network.oversubscription",
+		"must be ≥ 1 and ≤ 1e6, got %g", n.Oversubscription)
 	if n.TorusDims != "" || n.Topology == "torus" {
 		_, err := n.TorusExtents(v.s.Cluster.Nodes + v.s.Cluster.Spares)
 		v.check(err == nil, v.s.blame("network.torus_dims", "network.topology"), "%v", err)

@@ -66,24 +66,36 @@ func (o *haloObj) UnmarshalBinary([]byte) error   { return errors.New("not neede
 
 // BenchmarkHaloExchange: 4,096 nodes on a 2-D torus, 4 neighbours, 64 KiB
 // messages through the latency + bandwidth model. One op is one full run of
-// 20 iterations (327,680 messages).
+// 20 iterations (327,680 messages). The sub-benchmarks put the flat network,
+// a 3-D torus topology and a 4:1 tapered fat tree of 32-port leaves under it.
 func BenchmarkHaloExchange(b *testing.B) {
 	w := &haloWL{side: 64, iters: 20}
-	cfg := DefaultConfig()
-	cfg.Nodes = w.side * w.side
-	cfg.Bandwidth = 12.5e9
-	b.ReportAllocs()
-	var msgs int64
-	for i := 0; i < b.N; i++ {
-		rt, err := New(cfg, w, &BaseProtocol{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res := rt.Run()
-		if !res.Finished {
-			b.Fatal("did not finish")
-		}
-		msgs += res.Stats.AppMsgs
+	n := w.side * w.side
+	torus, _ := NewTorus([]int{16, 16, 16}, 100, n)
+	fatTree, _ := NewFatTree(n, 32, 4, 100, 12.5e9)
+	for _, tc := range []struct {
+		name string
+		topo Topology
+	}{{"flat", nil}, {"torus", torus}, {"fat_tree", fatTree}} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Nodes = n
+			cfg.Bandwidth = 12.5e9
+			cfg.Topology = tc.topo
+			b.ReportAllocs()
+			var msgs int64
+			for i := 0; i < b.N; i++ {
+				rt, err := New(cfg, w, &BaseProtocol{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res := rt.Run()
+				if !res.Finished {
+					b.Fatal("did not finish")
+				}
+				msgs += res.Stats.AppMsgs
+			}
+			b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+		})
 	}
-	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }

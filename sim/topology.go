@@ -60,11 +60,15 @@ type Torus struct {
 	coords []int32
 }
 
+// MaxTorusDims bounds a torus's dimensions (Fugaku's Tofu has 6): each
+// node keeps its coordinates.
+const MaxTorusDims = 8
+
 // NewTorus returns a torus of the given extents that connects nodes nodes
 // (at most the product of the extents).
 func NewTorus(dims []int, hop Time, nodes int) (*Torus, error) {
-	if len(dims) == 0 {
-		return nil, errors.New("network.torus_dims: a torus needs at least one dimension")
+	if len(dims) == 0 || len(dims) > MaxTorusDims {
+		return nil, fmt.Errorf("network.torus_dims: a torus needs 1 to %d dimensions, got %d", MaxTorusDims, len(dims))
 	}
 	room := 1
 	for _, d := range dims {
@@ -131,7 +135,7 @@ func (t *Torus) Route(_, _ NodeID, buf []int32) ([]int32, int) { return buf, 0 }
 // uplinks as it leaves and one of the destination leaf's downlinks as it
 // arrives. A leaf has
 // ⌈Ports/Oversubscription⌉ uplinks and as many downlinks, together carrying
-// Ports × bandwidth / Oversubscription: with an oversubscription of 1 every
+// Ports × bandwidth / Oversubscription (≥ 1): with an oversubscription of 1 every
 // node of a leaf can send off-leaf at full speed at once, with 4 a leaf
 // whose nodes all do gets a quarter of their bandwidth, as on a tapered
 // tree.
@@ -149,8 +153,8 @@ func NewFatTree(nodes, ports int, oversubscription float64, hop Time, bandwidth 
 	switch {
 	case ports < 1:
 		return nil, fmt.Errorf("network.switch_ports: must be ≥ 1, got %d", ports)
-	case !(oversubscription > 0) || oversubscription > 1e6:
-		return nil, fmt.Errorf("network.oversubscription: must be > 0 and ≤ 1e6, got %g", oversubscription)
+	case !(oversubscription >= 1) || oversubscription > 1e6:
+		return nil, fmt.Errorf("network.oversubscription: must be ≥ 1 and ≤ 1e6, got %g", oversubscription)
 	case nodes < 1:
 		return nil, errors.New("a fat tree needs at least one node")
 	}
@@ -159,7 +163,10 @@ func NewFatTree(nodes, ports int, oversubscription float64, hop Time, bandwidth 
 	}
 	up := float64(ports) / oversubscription // in interfaces' worth of bandwidth
 	lanes := int(math.Ceil(up - 1e-9))
-	l := Link{Lanes: lanes, Bandwidth: bandwidth * up / float64(lanes)}
+	// A leaf's nodes keep at most one lane each busy at a time (each
+	// interface takes one message at a time), so lanes beyond the number
+	// of nodes would never be used; they would only cost memory and time.
+	l := Link{Lanes: min(lanes, nodes), Bandwidth: bandwidth * up / float64(lanes)}
 	f := &FatTree{Ports: ports, Oversubscription: oversubscription, HopLatency: hop, nodes: nodes,
 		links: make([]Link, 2*((nodes+ports-1)/ports))}
 	for i := range f.links {

@@ -42,13 +42,14 @@ func TestNewTopologyErrors(t *testing.T) {
 		make func() (Topology, error)
 		want string
 	}{
-		{"no dimension", func() (Topology, error) { return NewTorus(nil, 0, 4) }, "at least one dimension"},
+		{"no dimension", func() (Topology, error) { return NewTorus(nil, 0, 4) }, "1 to 8 dimensions, got 0"},
+		{"nine dimensions", func() (Topology, error) { return NewTorus(slices.Repeat([]int{2}, 9), 0, 4) }, "1 to 8 dimensions, got 9"},
 		{"zero extent", func() (Topology, error) { return NewTorus([]int{4, 0}, 0, 4) }, "extents must be ≥ 1"},
 		{"too small", func() (Topology, error) { return NewTorus([]int{2, 2}, 0, 5) }, "room for 4 nodes, the cluster has 5"},
 		{"huge extents", func() (Topology, error) { return NewTorus([]int{1 << 30, 1 << 30, 1 << 30}, 0, 5) }, ""},
 		{"torus hop", func() (Topology, error) { return NewTorus([]int{4}, MaxDuration, 4) }, "network.hop_latency"},
 		{"ports", func() (Topology, error) { return NewFatTree(8, 0, 1, 0, 1e9) }, "network.switch_ports"},
-		{"oversubscription", func() (Topology, error) { return NewFatTree(8, 4, 0, 0, 1e9) }, "network.oversubscription"},
+		{"oversubscription", func() (Topology, error) { return NewFatTree(8, 4, 0.5, 0, 1e9) }, "network.oversubscription"},
 		{"fat tree hop", func() (Topology, error) { return NewFatTree(8, 4, 1, -1, 1e9) }, "network.hop_latency"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,14 +73,14 @@ func TestFatTreeLinks(t *testing.T) {
 		{4, 2, Link{2, 1e9}},
 		{4, 3, Link{2, 1e9 * 4 / 3 / 2}},
 		{4, 8, Link{1, 0.5e9}},
-		{4, 0.5, Link{8, 1e9}},
+		{64, 4, Link{10, 1e9}}, // no more lanes than nodes
 	} {
 		f, err := NewFatTree(10, tc.ports, tc.over, 0, 1e9)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// 10 nodes on 3 leaves: an uplink and a downlink each
-		if want := slices.Repeat([]Link{tc.want}, 6); !reflect.DeepEqual(f.Links(), want) {
+		// 10 nodes on 3 leaves (1 with 64 ports): an uplink and a downlink each
+		if want := slices.Repeat([]Link{tc.want}, 2*((10+tc.ports-1)/tc.ports)); !reflect.DeepEqual(f.Links(), want) {
 			t.Errorf("ports %d, oversubscription %g: links %v, want %v", tc.ports, tc.over, f.Links(), want)
 		}
 	}
