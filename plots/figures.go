@@ -83,6 +83,13 @@ func OverheadVsNodes(pts []Point) *LineChart {
 		Series: Group(pts, 1, 100)}
 }
 
+// OverheadVs is the fault-free overhead of each protocol against key, a
+// numeric scenario key without a figure of its own; Y is a fraction, drawn
+// in percent.
+func OverheadVs(key string, pts []Point) *LineChart {
+	return &LineChart{Title: "Fault-free overhead vs " + key, XLabel: key, YLabel: "overhead (%)", Series: Group(pts, 1, 100)}
+}
+
 // OverheadVsCommRatio is the fault-free overhead against the
 // communication/computation ratio; Y is a fraction, drawn in percent.
 func OverheadVsCommRatio(pts []Point) *LineChart {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,7 @@ func figures() map[string]*LineChart {
 		"makespan-vs-mtbf":       MakespanVsMTBF(twoProtocols(mtbf, makespan), model),
 		"efficiency-vs-mtbf":     EfficiencyVsMTBF(twoProtocols(mtbf, func(p string, m float64) float64 { return 100 / makespan(p, m) })),
 		"speedup":                Speedup(twoProtocols(nodes, func(p string, n float64) float64 { return 100/n + 2 })),
+		"overhead-vs-key":        OverheadVs("network.oversubscription", twoProtocols([]float64{1, 2, 4, 8}, func(_ string, o float64) float64 { return o / 100 })),
 		"generic":                Chart("Makespan vs cores", "cores per node", "makespan (s)", twoProtocols([]float64{1, 2}, func(string, float64) float64 { return 5 })),
 		"labelled": MakespanVsMTBF([]Point{
 			{Series: "every-2", Kind: "cpr", X: 3600, Y: Estimate{200, 190, 210}}, {Series: "every-2", Kind: "cpr", X: 36000, Y: Estimate{120, 110, 130}},
@@ -289,5 +291,18 @@ func TestErrors(t *testing.T) {
 	}
 	if got := FileName("overhead-vs-nodes", "failures.node_mtbf=5y;protocol.tier=\"pfs\"", "svg"); got != "overhead-vs-nodes_failures.node_mtbf=5y_protocol.tier=_pfs_.svg" {
 		t.Fatalf("file name %q", got)
+	}
+}
+
+// OverheadVs draws a fraction in percent against the key's values.
+func TestOverheadVsKey(t *testing.T) {
+	c := figures()["overhead-vs-key"]
+	if c.XLabel != "network.oversubscription" || c.YLabel != "overhead (%)" || len(c.Series) != 2 {
+		t.Fatalf("chart %q: x %q, y %q, %d series", c.Title, c.XLabel, c.YLabel, len(c.Series))
+	}
+	for _, s := range c.Series {
+		if !slices.Equal(s.X, []float64{1, 2, 4, 8}) || !slices.Equal(s.Y, []float64{1, 2, 4, 8}) {
+			t.Errorf("%s: x %v, y %v; want the fractions x/100 in percent", s.Name, s.X, s.Y)
+		}
 	}
 }

@@ -39,7 +39,7 @@ series per protocol, error bars the 95% confidence intervals:
   network.bandwidth, network.latency, network.cpu_load, workload.cell_ops,
   cluster.rate                fault-free overhead vs communication/computation
                               ratio
-  any other numeric key       makespan vs that key
+  any other numeric key       makespan and fault-free overhead vs that key
 
 When other keys are varied too, one figure is drawn per combination of their
 values, named after it. The scenario's [[published]] figures of the plotted
@@ -333,6 +333,7 @@ func figuresAlong(key string, sl slice) []figure {
 		add("overhead-vs-comm-ratio_"+key, plots.OverheadVsCommRatio(pts))
 	default:
 		add("makespan-vs-"+key, plots.Chart("Makespan vs "+key, key, "makespan (s)", collect(makespan)))
+		add("overhead-vs-"+key, plots.OverheadVs(key, collect(overhead)))
 	}
 	return out
 }

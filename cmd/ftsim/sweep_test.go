@@ -233,7 +233,7 @@ func TestPlotFigureKinds(t *testing.T) {
 		{"every", cpr, []string{"protocol.every=1,4"}, []string{"checkpoint-overhead-vs-every.png"}},
 		{"bandwidth", tinyFailing, []string{"network.bandwidth=100MB/s,1GB/s", "protocol.kind=none,cpr"},
 			[]string{"overhead-vs-comm-ratio_network.bandwidth.png"}},
-		{"other key", tinyFailing, []string{"cluster.cores=1,2"}, []string{"makespan-vs-cluster.cores.png"}},
+		{"other key", tinyFailing, []string{"cluster.cores=1,2"}, []string{"makespan-vs-cluster.cores.png", "overhead-vs-cluster.cores.png"}},
 		{"sliced", tinyFailing, []string{"cluster.nodes=1,2", "workload.objects_per_node=1,2"}, []string{
 			"overhead-vs-nodes_workload.objects_per_node=1.png", "speedup_workload.objects_per_node=2.png",
 			"recovery-vs-objects_cluster.nodes=1.png", "recovery-vs-objects_cluster.nodes=2.png"}},
