@@ -144,7 +144,7 @@ func topology(n scenarios.Network, nodes int) (sim.Topology, error) {
 		if err != nil {
 			return nil, err
 		}
-		return sim.NewTorus(dims, sim.Time(n.HopLatency), nodes)
+		return sim.NewTorus(dims, sim.Time(n.HopLatency), nodes, float64(n.Bandwidth))
 	case "fat_tree":
 		return sim.NewFatTree(nodes, n.SwitchPorts, n.Oversubscription, sim.Time(n.HopLatency), float64(n.Bandwidth))
 	}

@@ -10,10 +10,11 @@ import (
 
 // A topology changes the network's timing and nothing else: every protocol
 // still recovers from the same failures to the sequential reference's
-// answer, a full fat tree without hop latency is the flat network, and hops
-// and a tapered tree only slow the application down.
+// answer, a full fat tree without hop latency is the flat network, so is a
+// torus that matches the block grid for the application alone, and hops,
+// a mismatched torus and a tapered tree only slow the application down.
 func TestTopologies(t *testing.T) {
-	base := []string{"workload.kind=stencil", "workload.nx=8", "workload.ny=4", "workload.nz=4", "workload.iterations=12",
+	base := []string{"workload.kind=stencil", "workload.nx=8", "workload.ny=4", "workload.nz=4", "workload.blocks=[4,4,2]", "workload.iterations=12",
 		"workload.modeled_nx=800", "workload.modeled_ny=400", "workload.modeled_nz=400",
 		"cluster.nodes=32", "cluster.spares=4", "network.switch_ports=4", "network.bandwidth=1GB/s",
 		"failures.distribution=scripted", `failures.scripted=[{node=5, progress=0.4}, {node=17, progress=0.7}]`,
@@ -35,6 +36,11 @@ func TestTopologies(t *testing.T) {
 		if full.MakespanS != flat.MakespanS || full.FaultFreeS != flat.FaultFreeS {
 			t.Errorf("%s: a full fat tree without hop latency took %v (fault-free %v), the flat network %v (%v)",
 				proto[0], full.MakespanS, full.FaultFreeS, flat.MakespanS, flat.FaultFreeS)
+		}
+		// a torus that matches the block grid (x varying fastest): every
+		// halo is one hop, on a link of its own
+		if r := run("network.topology=torus", `network.torus_dims="3x4x4"`, `network.hop_latency="50us"`); r.BaselineS != flat.BaselineS {
+			t.Errorf("%s: the matching torus's baseline is %v, the flat network's %v", proto[0], r.BaselineS, flat.BaselineS)
 		}
 		for _, topo := range [][]string{
 			{"network.topology=fat_tree", `network.hop_latency="50us"`},

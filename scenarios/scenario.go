@@ -80,9 +80,9 @@ type Network struct {
 	// latency: per torus link beyond the first, per switch beyond a fat
 	// tree's leaf.
 	HopLatency Duration `toml:"hop_latency"`
-	// TorusDims are the torus's extents, "25x20x20" (any number of
-	// dimensions); "" is the 3-D torus closest to a cube with room for
-	// nodes + spares.
+	// TorusDims are the torus's extents, "25x20x20" (1 to MaxTorusDims
+	// dimensions, at most MaxNodes positions); "" is the 3-D torus closest
+	// to a cube with room for nodes + spares.
 	TorusDims string `toml:"torus_dims"`
 	// SwitchPorts is the number of nodes per fat-tree leaf switch.
 	SwitchPorts int `toml:"switch_ports"`
@@ -102,16 +102,17 @@ func (n Network) TorusExtents(nodes int) ([]int, error) {
 	}
 	var dims []int
 	fields := strings.Split(n.TorusDims, "x")
+	room := 1
 	for _, f := range fields {
 		d, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || d < 1 || d > MaxNodes || len(fields) > MaxTorusDims {
-			return nil, fmt.Errorf(`want 1 to %d extents ≥ 1 and ≤ %d joined by "x", such as "25x20x20"; got %q`, MaxTorusDims, MaxNodes, n.TorusDims)
+		if err != nil || d < 1 || len(fields) > MaxTorusDims {
+			return nil, fmt.Errorf(`want 1 to %d extents ≥ 1 joined by "x", such as "25x20x20"; got %q`, MaxTorusDims, n.TorusDims)
+		}
+		if d > MaxNodes || room*d > MaxNodes { // each position has a router and its links
+			return nil, fmt.Errorf("%s has more than %d positions", n.TorusDims, MaxNodes)
 		}
 		dims = append(dims, d)
-	}
-	room := 1
-	for _, d := range dims {
-		room = min(room*d, nodes) // saturates: only "≥ nodes" matters
+		room *= d
 	}
 	if room < nodes {
 		return nil, fmt.Errorf("%s has room for %d nodes, the cluster has %d (nodes + spares)", n.TorusDims, room, nodes)

@@ -71,7 +71,7 @@ func (o *haloObj) UnmarshalBinary([]byte) error   { return errors.New("not neede
 func BenchmarkHaloExchange(b *testing.B) {
 	w := &haloWL{side: 64, iters: 20}
 	n := w.side * w.side
-	torus, _ := NewTorus([]int{16, 16, 16}, 100, n)
+	torus, _ := NewTorus([]int{16, 16, 16}, 100, n, 12.5e9)
 	fatTree, _ := NewFatTree(n, 32, 4, 100, 12.5e9)
 	for _, tc := range []struct {
 		name string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Topology is the interconnect between the nodes' network interfaces. A nil
@@ -25,9 +26,9 @@ type Topology interface {
 	ExtraLatency(a, b NodeID) Time
 	// Links returns the shared links; Route's link numbers index it.
 	Links() []Link
-	// Route appends to buf the shared links a message from a to b (a != b)
-	// occupies besides the two ends' interfaces, in the order it crosses
-	// them, and returns the result and out: the first out links are taken
+	// Route appends to buf (empty scratch space) the shared links a message
+	// from a to b (a != b) occupies besides the two ends' interfaces, in the
+	// order it crosses them, and returns the result and out: the first out links are taken
 	// when the message leaves, with the sender's interface, the others when
 	// its head arrives, with the receiver's (as a leaf switch's downlinks
 	// are only busy while the receiver takes the message in).
@@ -44,13 +45,15 @@ type Link struct {
 	Bandwidth float64
 }
 
-// Torus is a direct network of routers, one per node, each linked to its two
-// neighbours in every dimension, with wrap-around links. Node n sits at the
-// mixed-radix coordinates of n (the last dimension varying fastest), and a
-// message takes a shortest path: Config.Latency between neighbours and
-// HopLatency for each further hop. Only latency is modelled: a torus has as
-// many links as nodes times dimensions, and ftsim does not route messages
-// over them, so messages contend only at the nodes' interfaces.
+// Torus is a direct network of routers, one per position, each linked to
+// its two neighbours in every dimension, with wrap-around links. Node n sits
+// at the mixed-radix coordinates of n (the last dimension varying fastest;
+// positions beyond the nodes have routers but no node). A message follows
+// dimension-order routing: along the first dimension the shorter way round
+// (forward on a tie), then the second, and so on. It takes Config.Latency
+// between neighbours and HopLatency for each further hop, and holds every
+// directed link of its path, each of the interfaces' bandwidth, from when
+// it leaves until it has passed, as a wormhole-routed message does.
 type Torus struct {
 	Dims       []int // extent of each dimension
 	HopLatency Time  // per hop beyond the first
@@ -58,34 +61,44 @@ type Torus struct {
 	// message's hops are then a few subtractions, not a division per
 	// dimension
 	coords []int32
+	stride []int // of each dimension in a position's number
+	links  []Link
 }
 
 // MaxTorusDims bounds a torus's dimensions (Fugaku's Tofu has 6): each
 // node keeps its coordinates.
 const MaxTorusDims = 8
 
+// MaxTorusPositions bounds a torus's positions: each has a router with two
+// links per dimension.
+const MaxTorusPositions = 1 << 24
+
 // NewTorus returns a torus of the given extents that connects nodes nodes
-// (at most the product of the extents).
-func NewTorus(dims []int, hop Time, nodes int) (*Torus, error) {
+// (at most the product of the extents), with links of bandwidth bytes/s.
+func NewTorus(dims []int, hop Time, nodes int, bandwidth float64) (*Torus, error) {
 	if len(dims) == 0 || len(dims) > MaxTorusDims {
 		return nil, fmt.Errorf("network.torus_dims: a torus needs 1 to %d dimensions, got %d", MaxTorusDims, len(dims))
 	}
-	room := 1
+	positions := 1
 	for _, d := range dims {
-		if d < 1 {
-			return nil, fmt.Errorf("network.torus_dims: extents must be ≥ 1, got %v", dims)
+		if d < 1 || d > MaxTorusPositions || positions*d > MaxTorusPositions {
+			return nil, fmt.Errorf("network.torus_dims: extents must be ≥ 1, with at most %d positions in all; got %v", MaxTorusPositions, dims)
 		}
-		room *= min(d, nodes+1) // saturates: only "≥ nodes" matters
-		room = min(room, nodes+1)
+		positions *= d
 	}
-	if room < nodes {
-		return nil, fmt.Errorf("network.torus_dims: %v has room for %d nodes, the cluster has %d (nodes + spares)", dims, room, nodes)
+	if positions < nodes {
+		return nil, fmt.Errorf("network.torus_dims: %v has room for %d nodes, the cluster has %d (nodes + spares)", dims, positions, nodes)
 	}
 	if err := CheckDelay("network.hop_latency", hop); err != nil {
 		return nil, err
 	}
-	t := &Torus{Dims: dims, HopLatency: hop, coords: make([]int32, nodes*len(dims))}
 	k := len(dims)
+	t := &Torus{Dims: dims, HopLatency: hop, coords: make([]int32, nodes*k), stride: make([]int, k),
+		links: slices.Repeat([]Link{{Lanes: 1, Bandwidth: bandwidth}}, positions*k*2)}
+	t.stride[k-1] = 1
+	for i := k - 2; i >= 0; i-- {
+		t.stride[i] = t.stride[i+1] * dims[i+1]
+	}
 	for p := range nodes {
 		r := p
 		for i := k - 1; i >= 0; i-- {
@@ -122,11 +135,34 @@ func (t *Torus) ExtraLatency(a, b NodeID) Time {
 	return Time(max(t.Hops(a, b)-1, 0)) * t.HopLatency
 }
 
-// Links implements Topology: link contention is not modelled.
-func (t *Torus) Links() []Link { return nil }
+// Links implements Topology: the link from position p forward along
+// dimension i is link 2(p·len(Dims)+i), the one backward the next.
+func (t *Torus) Links() []Link { return t.links }
 
-// Route implements Topology.
-func (t *Torus) Route(_, _ NodeID, buf []int32) ([]int32, int) { return buf, 0 }
+// Route implements Topology: the links of the dimension-order path, all
+// taken as the message leaves.
+func (t *Torus) Route(a, b NodeID, buf []int32) ([]int32, int) {
+	k := len(t.Dims)
+	ca, cb := t.coords[int(a)*k:int(a)*k+k], t.coords[int(b)*k:int(b)*k+k]
+	pos := int(a) // a node's number is its position
+	for i, d := range t.Dims {
+		fwd := (int(cb[i]) - int(ca[i]) + d) % d
+		if fwd == 0 {
+			continue
+		}
+		x, step, dir, n := int(ca[i]), 1, 0, fwd
+		if d-fwd < fwd {
+			step, dir, n = -1, 1, d-fwd
+		}
+		for range n {
+			buf = append(buf, int32(2*(pos*k+i)+dir))
+			next := (x + step + d) % d
+			pos += (next - x) * t.stride[i]
+			x = next
+		}
+	}
+	return buf, len(buf)
+}
 
 // FatTree is a two-level fat tree: leaf switches of Ports nodes each, joined
 // by a non-blocking spine. Nodes n and m share a leaf when n/Ports ==

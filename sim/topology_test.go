@@ -8,7 +8,7 @@ import (
 )
 
 func TestTorusHops(t *testing.T) {
-	tor, err := NewTorus([]int{4, 4, 4}, 100, 64)
+	tor, err := NewTorus([]int{4, 4, 4}, 100, 64, 1e9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,8 +31,29 @@ func TestTorusHops(t *testing.T) {
 			t.Errorf("%d→%d: %d hops, extra %d ns; want %d, %d", tc.a, tc.b, h, x, tc.hops, tc.extra)
 		}
 	}
-	if r, out := tor.Route(0, 42, nil); tor.Nodes() != 64 || tor.Links() != nil || len(r) != 0 || out != 0 {
-		t.Errorf("torus: %d nodes, links %v, route %v", tor.Nodes(), tor.Links(), r)
+	if n, l := tor.Nodes(), tor.Links(); n != 64 || len(l) != 64*3*2 || l[0] != (Link{1, 1e9}) {
+		t.Errorf("torus: %d nodes, %d links, the first %v", n, len(l), l[0])
+	}
+	// dimension-order routes: link 2(p·3+i) leaves position p forward along
+	// dimension i, the next one backward
+	link := func(p, i, back int) int32 { return int32(2*(p*3+i) + back) }
+	for _, tc := range []struct {
+		a, b NodeID
+		want []int32
+	}{
+		{0, 1, []int32{link(0, 2, 0)}},
+		{0, 3, []int32{link(0, 2, 1)}},                // the wrap-around link, backward
+		{0, 2, []int32{link(0, 2, 0), link(1, 2, 0)}}, // a tie: forward
+		{2, 0, []int32{link(2, 2, 0), link(3, 2, 0)}}, // forward too, through the wrap-around
+		{0, 42, []int32{link(0, 0, 0), link(16, 0, 0), link(32, 1, 0), link(36, 1, 0), link(40, 2, 0), link(41, 2, 0)}},
+		{63, 0, []int32{link(63, 0, 0), link(15, 1, 0), link(3, 2, 0)}}, // (3,3,3) → (0,0,0): one wrap per dimension
+		{21, 21 + 16, []int32{link(21, 0, 0)}},
+		{21, 5, []int32{link(21, 0, 1)}},
+	} {
+		r, out := tor.Route(tc.a, tc.b, nil)
+		if !slices.Equal(r, tc.want) || out != len(r) || len(r) != tor.Hops(tc.a, tc.b) {
+			t.Errorf("%d→%d: route %v (%d out), want %v", tc.a, tc.b, r, out, tc.want)
+		}
 	}
 }
 
@@ -42,12 +63,14 @@ func TestNewTopologyErrors(t *testing.T) {
 		make func() (Topology, error)
 		want string
 	}{
-		{"no dimension", func() (Topology, error) { return NewTorus(nil, 0, 4) }, "1 to 8 dimensions, got 0"},
-		{"nine dimensions", func() (Topology, error) { return NewTorus(slices.Repeat([]int{2}, 9), 0, 4) }, "1 to 8 dimensions, got 9"},
-		{"zero extent", func() (Topology, error) { return NewTorus([]int{4, 0}, 0, 4) }, "extents must be ≥ 1"},
-		{"too small", func() (Topology, error) { return NewTorus([]int{2, 2}, 0, 5) }, "room for 4 nodes, the cluster has 5"},
-		{"huge extents", func() (Topology, error) { return NewTorus([]int{1 << 30, 1 << 30, 1 << 30}, 0, 5) }, ""},
-		{"torus hop", func() (Topology, error) { return NewTorus([]int{4}, MaxDuration, 4) }, "network.hop_latency"},
+		{"no dimension", func() (Topology, error) { return NewTorus(nil, 0, 4, 1e9) }, "1 to 8 dimensions, got 0"},
+		{"nine dimensions", func() (Topology, error) { return NewTorus(slices.Repeat([]int{2}, 9), 0, 4, 1e9) }, "1 to 8 dimensions, got 9"},
+		{"zero extent", func() (Topology, error) { return NewTorus([]int{4, 0}, 0, 4, 1e9) }, "extents must be ≥ 1"},
+		{"too small", func() (Topology, error) { return NewTorus([]int{2, 2}, 0, 5, 1e9) }, "room for 4 nodes, the cluster has 5"},
+		{"huge extents", func() (Topology, error) { return NewTorus([]int{1 << 30, 1 << 30, 1 << 30}, 0, 5, 1e9) }, "at most 16777216 positions"},
+		{"too many positions", func() (Topology, error) { return NewTorus([]int{1 << 12, 1 << 12, 2}, 0, 5, 1e9) }, "at most 16777216 positions"},
+		{"the most positions", func() (Topology, error) { return NewTorus([]int{1 << 12, 1 << 12}, 0, 5, 1e9) }, ""},
+		{"torus hop", func() (Topology, error) { return NewTorus([]int{4}, MaxDuration, 4, 1e9) }, "network.hop_latency"},
 		{"ports", func() (Topology, error) { return NewFatTree(8, 0, 1, 0, 1e9) }, "network.switch_ports"},
 		{"oversubscription", func() (Topology, error) { return NewFatTree(8, 4, 0.5, 0, 1e9) }, "network.oversubscription"},
 		{"fat tree hop", func() (Topology, error) { return NewFatTree(8, 4, 1, -1, 1e9) }, "network.hop_latency"},
@@ -107,7 +130,7 @@ func TestFatTreeLinks(t *testing.T) {
 // send 4000 bytes (4 µs at 1 GB/s) at time 0 to their destination.
 func TestTopologyTiming(t *testing.T) {
 	const lat, T, hop = 2 * Microsecond, 4000, 100
-	torus, _ := NewTorus([]int{8}, hop, 8)
+	torus, _ := NewTorus([]int{8}, hop, 8, 1e9)
 	full, _ := NewFatTree(8, 2, 1, hop, 1e9)
 	tapered, _ := NewFatTree(8, 2, 2, hop, 1e9)   // one uplink lane per leaf
 	starved, _ := NewFatTree(8, 2, 4, hop, 1e9)   // one lane at half the bandwidth
@@ -121,6 +144,9 @@ func TestTopologyTiming(t *testing.T) {
 		{"flat", nil, map[ObjID]ObjID{0: 4, 1: 5}, map[int32]Time{0: lat + T, 1: lat + T}},
 		{"torus: neighbours", torus, map[ObjID]ObjID{0: 1, 2: 1}, map[int32]Time{0: lat + T, 2: lat + 2*T}},
 		{"torus: far and wrapped", torus, map[ObjID]ObjID{0: 4, 1: 7}, map[int32]Time{0: lat + 3*hop + T, 1: lat + hop + T}},
+		// 0→2 and 1→3 both take the link 1→2; 0→2 and 3→1 go opposite ways
+		{"torus: a shared link", torus, map[ObjID]ObjID{0: 2, 1: 3}, map[int32]Time{0: lat + hop + T, 1: T + lat + hop + T}},
+		{"torus: opposite directions", torus, map[ObjID]ObjID{0: 2, 3: 1}, map[int32]Time{0: lat + hop + T, 3: lat + hop + T}},
 		{"fat tree: within a leaf", tapered, map[ObjID]ObjID{0: 1, 2: 3}, map[int32]Time{0: lat + T, 2: lat + T}},
 		{"full fat tree: no contention", full, map[ObjID]ObjID{0: 2, 1: 3}, map[int32]Time{0: lat + 2*hop + T, 1: lat + 2*hop + T}},
 		{"tapered: the uplink is shared", tapered, map[ObjID]ObjID{0: 2, 1: 4}, map[int32]Time{0: lat + 2*hop + T, 1: T + lat + 2*hop + T}},
@@ -173,7 +199,7 @@ func TestTopologyTiming(t *testing.T) {
 func TestTopologyCoversSpares(t *testing.T) {
 	cfg := testConfig(8)
 	cfg.Spares = 1
-	cfg.Topology, _ = NewTorus([]int{8}, 0, 8)
+	cfg.Topology, _ = NewTorus([]int{8}, 0, 8, 1e9)
 	if _, err := New(cfg, &scriptWL{n: 8, total: 1}, &recordProto{}); err == nil || !strings.Contains(err.Error(), "the torus connects 8 nodes, the cluster has 9") {
 		t.Errorf("New = %v", err)
 	}
