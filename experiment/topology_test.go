@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ftsim/scenarios"
+	"ftsim/sim"
 )
 
 // A topology changes the network's timing and nothing else: every protocol
@@ -101,6 +102,19 @@ func TestFatTreeScenario(t *testing.T) {
 	for _, p := range []string{"mlog-fast", "dps"} {
 		if grow := at(p, 8) - at(p, 1); grow < 0.2 {
 			t.Errorf("%s's overhead grew by %.4f from 1:1 to 8:1, want over 0.2", p, grow)
+		}
+	}
+}
+
+// The scenario's bounds on a torus are the simulator's: a torus the
+// scenario accepts can be built.
+func TestTorusBoundsAgree(t *testing.T) {
+	if scenarios.MaxTorusDims != sim.MaxTorusDims {
+		t.Errorf("scenarios.MaxTorusDims %d, sim.MaxTorusDims %d", scenarios.MaxTorusDims, sim.MaxTorusDims)
+	}
+	for _, n := range []int{1, 63, 64, 65, 10_500, 262_144, 262_145, scenarios.MaxNodes} {
+		if a, b := scenarios.TorusRoom(n), sim.TorusRoom(n); a != b {
+			t.Errorf("TorusRoom(%d): scenarios %d, sim %d", n, a, b)
 		}
 	}
 }

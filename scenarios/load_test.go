@@ -206,8 +206,10 @@ func TestBadValues(t *testing.T) {
 			`x.toml:2: network.oversubscription: must be ≥ 1 and ≤ 1e6, got NaN`},
 		{"torus of nine dimensions", "[network]\ntorus_dims = \"2x2x2x2x2x2x2x2x2\"\n", nil,
 			`x.toml:2: network.torus_dims: want 1 to 8 extents ≥ 1 joined by "x", such as "25x20x20"; got "2x2x2x2x2x2x2x2x2"`},
-		{"torus too large", "[network]\ntorus_dims = \"4096x4096x2\"\n", nil,
-			`x.toml:2: network.torus_dims: 4096x4096x2 has more than 16777216 positions`},
+		{"torus too large", "[network]\ntorus_dims = \"32x32x5\"\n", nil,
+			`x.toml:2: network.torus_dims: 32x32x5 has more than 4096 positions, the most for 64 nodes (nodes + spares): 64 per node, or 4096`},
+		{"torus too large for the machine", "[cluster]\nnodes = 100\n[network]\ntorus_dims = \"32x20x11\"\n", nil,
+			`x.toml:4: network.torus_dims: 32x20x11 has more than 6400 positions, the most for 100 nodes (nodes + spares): 64 per node, or 4096`},
 		{"torus with a trailing x", "[network]\ntorus_dims = \"4x4x\"\n", nil,
 			`x.toml:2: network.torus_dims: want 1 to 8 extents ≥ 1 joined by "x", such as "25x20x20"; got "4x4x"`},
 		{"hop latency", "[network]\nhop_latency = \"200y\"\n", nil,
@@ -546,6 +548,8 @@ func TestTorusExtents(t *testing.T) {
 		{"25x20x20", 10000, []int{25, 20, 20}},
 		{"8x8x8x8x4x4", 65536, []int{8, 8, 8, 8, 4, 4}},
 		{" 7 ", 7, []int{7}},
+		{"32x20x10", 100, []int{32, 20, 10}}, // the most positions for 100 nodes
+		{"64x64", 1, []int{64, 64}},          // at least 4096
 	} {
 		got, err := Network{TorusDims: tc.dims}.TorusExtents(tc.nodes)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {

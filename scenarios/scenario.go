@@ -81,8 +81,8 @@ type Network struct {
 	// tree's leaf.
 	HopLatency Duration `toml:"hop_latency"`
 	// TorusDims are the torus's extents, "25x20x20" (1 to MaxTorusDims
-	// dimensions, at most MaxNodes positions); "" is the 3-D torus closest
-	// to a cube with room for nodes + spares.
+	// dimensions, at most TorusRoom positions); "" is the 3-D torus
+	// closest to a cube with room for nodes + spares.
 	TorusDims string `toml:"torus_dims"`
 	// SwitchPorts is the number of nodes per fat-tree leaf switch.
 	SwitchPorts int `toml:"switch_ports"`
@@ -108,8 +108,8 @@ func (n Network) TorusExtents(nodes int) ([]int, error) {
 		if err != nil || d < 1 || len(fields) > MaxTorusDims {
 			return nil, fmt.Errorf(`want 1 to %d extents ≥ 1 joined by "x", such as "25x20x20"; got %q`, MaxTorusDims, n.TorusDims)
 		}
-		if d > MaxNodes || room*d > MaxNodes { // each position has a router and its links
-			return nil, fmt.Errorf("%s has more than %d positions", n.TorusDims, MaxNodes)
+		if most := TorusRoom(nodes); d > most || room*d > most {
+			return nil, fmt.Errorf("%s has more than %d positions, the most for %d nodes (nodes + spares): 64 per node, or 4096", n.TorusDims, most, nodes)
 		}
 		dims = append(dims, d)
 		room *= d

@@ -28,6 +28,12 @@ const (
 	MaxTorusDims = 8
 )
 
+// TorusRoom is the most positions a torus may have for a cluster of nodes
+// nodes (as sim.TorusRoom): 64 per node, or 4096, and at most MaxNodes. A
+// torus far larger than the machine is a mistake of extents that would cost
+// memory for links no message takes.
+func TorusRoom(nodes int) int { return min(MaxNodes, max(64*nodes, 4096)) }
+
 // Enumerations of the fixed schema, in the order errors list them.
 var (
 	placements    = []string{"block", "round_robin"}

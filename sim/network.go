@@ -67,15 +67,24 @@ func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (hea
 	lat := rt.cfg.Latency
 	if t := rt.cfg.Topology; t != nil {
 		lat += t.ExtraLatency(a, b)
-		path, out := t.Route(a, b, rt.route[:0])
-		rt.route = path
-		for _, l := range path {
-			dur = max(dur, rt.bounded(TransferTime(wire, rt.shared[l].Bandwidth), "network.bandwidth and network.oversubscription"))
-		}
-		start = rt.reserve(path[:out], start, dur)
+		// the pace of every link on the way, then the ones taken now
+		rt.route = t.Route(a, b, true, rt.route[:0])
+		dur = max(dur, rt.pace(rt.route, wire))
+		rt.route = t.Route(a, b, false, rt.route[:0])
+		dur = max(dur, rt.pace(rt.route, wire))
+		start = rt.reserve(rt.route, start, dur)
 	}
 	from.outFree = start.plus(dur)
 	return start.plus(lat), dur
+}
+
+// pace is the longest time wire bytes take on the links of path.
+func (rt *Runtime) pace(path []int32, wire int64) Time {
+	var d Time
+	for _, l := range path {
+		d = max(d, rt.bounded(TransferTime(wire, rt.shared[l].Bandwidth), "network.bandwidth and the topology's keys"))
+	}
+	return d
 }
 
 // reserve takes a lane of each link of path for dur, from the first instant
@@ -132,9 +141,8 @@ func (rt *Runtime) receive(from, n NodeID, inc uint32, dur Time) Time {
 	to := &rt.links[n]
 	start := max(rt.eng.now, to.inFree)
 	if t := rt.cfg.Topology; t != nil {
-		path, out := t.Route(from, n, rt.route[:0])
-		rt.route = path
-		start = rt.reserve(path[out:], start, dur)
+		rt.route = t.Route(from, n, true, rt.route[:0])
+		start = rt.reserve(rt.route, start, dur)
 	}
 	end := start.plus(dur)
 	if to.inc == inc {

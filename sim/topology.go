@@ -27,12 +27,12 @@ type Topology interface {
 	// Links returns the shared links; Route's link numbers index it.
 	Links() []Link
 	// Route appends to buf (empty scratch space) the shared links a message
-	// from a to b (a != b) occupies besides the two ends' interfaces, in the
-	// order it crosses them, and returns the result and out: the first out links are taken
-	// when the message leaves, with the sender's interface, the others when
-	// its head arrives, with the receiver's (as a leaf switch's downlinks
-	// are only busy while the receiver takes the message in).
-	Route(a, b NodeID, buf []int32) (path []int32, out int)
+	// from a to b (a != b) occupies besides the two ends' interfaces, and
+	// returns the result: those it takes when it leaves, with the sender's
+	// interface, or, if arriving, those it takes when its head arrives,
+	// with the receiver's (as a leaf switch's downlinks are only busy while
+	// the receiver takes the message in).
+	Route(a, b NodeID, arriving bool, buf []int32) []int32
 }
 
 // Link is a shared link of a topology: Lanes parallel channels (a switch's
@@ -70,8 +70,13 @@ type Torus struct {
 const MaxTorusDims = 8
 
 // MaxTorusPositions bounds a torus's positions: each has a router with two
-// links per dimension.
+// links per dimension, whose busy times the runtime keeps.
 const MaxTorusPositions = 1 << 24
+
+// TorusRoom is the most positions a torus may have for a cluster of nodes
+// nodes: 64 per node, or 4096. A torus far larger than the machine is a
+// mistake of extents that would cost memory for links no message takes.
+func TorusRoom(nodes int) int { return min(MaxTorusPositions, max(64*nodes, 4096)) }
 
 // NewTorus returns a torus of the given extents that connects nodes nodes
 // (at most the product of the extents), with links of bandwidth bytes/s.
@@ -81,8 +86,8 @@ func NewTorus(dims []int, hop Time, nodes int, bandwidth float64) (*Torus, error
 	}
 	positions := 1
 	for _, d := range dims {
-		if d < 1 || d > MaxTorusPositions || positions*d > MaxTorusPositions {
-			return nil, fmt.Errorf("network.torus_dims: extents must be ≥ 1, with at most %d positions in all; got %v", MaxTorusPositions, dims)
+		if d < 1 || d > TorusRoom(nodes) || positions*d > TorusRoom(nodes) {
+			return nil, fmt.Errorf("network.torus_dims: extents must be ≥ 1, with at most %d positions in all for %d nodes; got %v", TorusRoom(nodes), nodes, dims)
 		}
 		positions *= d
 	}
@@ -141,7 +146,10 @@ func (t *Torus) Links() []Link { return t.links }
 
 // Route implements Topology: the links of the dimension-order path, all
 // taken as the message leaves.
-func (t *Torus) Route(a, b NodeID, buf []int32) ([]int32, int) {
+func (t *Torus) Route(a, b NodeID, arriving bool, buf []int32) []int32 {
+	if arriving {
+		return buf
+	}
 	k := len(t.Dims)
 	ca, cb := t.coords[int(a)*k:int(a)*k+k], t.coords[int(b)*k:int(b)*k+k]
 	pos := int(a) // a node's number is its position
@@ -161,7 +169,7 @@ func (t *Torus) Route(a, b NodeID, buf []int32) ([]int32, int) {
 			x = next
 		}
 	}
-	return buf, len(buf)
+	return buf
 }
 
 // FatTree is a two-level fat tree: leaf switches of Ports nodes each, joined
@@ -231,10 +239,13 @@ func (f *FatTree) Links() []Link { return f.links }
 
 // Route implements Topology: an uplink of the sender's leaf when the
 // message leaves, a downlink of the receiver's when it arrives.
-func (f *FatTree) Route(a, b NodeID, buf []int32) ([]int32, int) {
+func (f *FatTree) Route(a, b NodeID, arriving bool, buf []int32) []int32 {
 	la, lb := int32(int(a)/f.Ports), int32(int(b)/f.Ports)
-	if la == lb {
-		return buf, 0
+	switch {
+	case la == lb:
+		return buf
+	case arriving:
+		return append(buf, 2*lb+1)
 	}
-	return append(buf, 2*la, 2*lb+1), 1
+	return append(buf, 2*la)
 }

@@ -50,9 +50,9 @@ func TestTorusHops(t *testing.T) {
 		{21, 21 + 16, []int32{link(21, 0, 0)}},
 		{21, 5, []int32{link(21, 0, 1)}},
 	} {
-		r, out := tor.Route(tc.a, tc.b, nil)
-		if !slices.Equal(r, tc.want) || out != len(r) || len(r) != tor.Hops(tc.a, tc.b) {
-			t.Errorf("%d→%d: route %v (%d out), want %v", tc.a, tc.b, r, out, tc.want)
+		r, in := tor.Route(tc.a, tc.b, false, nil), tor.Route(tc.a, tc.b, true, nil)
+		if !slices.Equal(r, tc.want) || len(in) != 0 || len(r) != tor.Hops(tc.a, tc.b) {
+			t.Errorf("%d→%d: route %v then %v, want %v then none", tc.a, tc.b, r, in, tc.want)
 		}
 	}
 }
@@ -67,9 +67,10 @@ func TestNewTopologyErrors(t *testing.T) {
 		{"nine dimensions", func() (Topology, error) { return NewTorus(slices.Repeat([]int{2}, 9), 0, 4, 1e9) }, "1 to 8 dimensions, got 9"},
 		{"zero extent", func() (Topology, error) { return NewTorus([]int{4, 0}, 0, 4, 1e9) }, "extents must be ≥ 1"},
 		{"too small", func() (Topology, error) { return NewTorus([]int{2, 2}, 0, 5, 1e9) }, "room for 4 nodes, the cluster has 5"},
-		{"huge extents", func() (Topology, error) { return NewTorus([]int{1 << 30, 1 << 30, 1 << 30}, 0, 5, 1e9) }, "at most 16777216 positions"},
-		{"too many positions", func() (Topology, error) { return NewTorus([]int{1 << 12, 1 << 12, 2}, 0, 5, 1e9) }, "at most 16777216 positions"},
-		{"the most positions", func() (Topology, error) { return NewTorus([]int{1 << 12, 1 << 12}, 0, 5, 1e9) }, ""},
+		{"huge extents", func() (Topology, error) { return NewTorus([]int{1 << 30, 1 << 30, 1 << 30}, 0, 5, 1e9) }, "at most 4096 positions in all for 5 nodes"},
+		{"too many positions", func() (Topology, error) { return NewTorus([]int{64, 64, 2}, 0, 100, 1e9) }, "at most 6400 positions in all for 100 nodes"},
+		{"the most positions", func() (Topology, error) { return NewTorus([]int{80, 80}, 0, 100, 1e9) }, ""},
+		{"the most positions of all", func() (Topology, error) { return NewTorus([]int{1 << 12, 1 << 12, 2}, 0, 1<<24, 1e9) }, "at most 16777216 positions in all"},
 		{"torus hop", func() (Topology, error) { return NewTorus([]int{4}, MaxDuration, 4, 1e9) }, "network.hop_latency"},
 		{"ports", func() (Topology, error) { return NewFatTree(8, 0, 1, 0, 1e9) }, "network.switch_ports"},
 		{"oversubscription", func() (Topology, error) { return NewFatTree(8, 4, 0.5, 0, 1e9) }, "network.oversubscription"},
@@ -109,18 +110,17 @@ func TestFatTreeLinks(t *testing.T) {
 	}
 	f, _ := NewFatTree(10, 4, 1, 150, 1e9)
 	for _, tc := range []struct {
-		a, b  NodeID
-		route []int32
-		out   int
-		extra Time
+		a, b          NodeID
+		leave, arrive []int32
+		extra         Time
 	}{
-		{0, 3, nil, 0, 0},
-		{3, 4, []int32{0, 3}, 1, 300},
-		{9, 0, []int32{4, 1}, 1, 300},
+		{0, 3, nil, nil, 0},
+		{3, 4, []int32{0}, []int32{3}, 300},
+		{9, 0, []int32{4}, []int32{1}, 300},
 	} {
-		r, out := f.Route(tc.a, tc.b, nil)
-		if x := f.ExtraLatency(tc.a, tc.b); !slices.Equal(r, tc.route) || out != tc.out || x != tc.extra {
-			t.Errorf("%d→%d: route %v (%d out), extra %d; want %v (%d), %d", tc.a, tc.b, r, out, x, tc.route, tc.out, tc.extra)
+		out, in := f.Route(tc.a, tc.b, false, nil), f.Route(tc.a, tc.b, true, nil)
+		if x := f.ExtraLatency(tc.a, tc.b); !slices.Equal(out, tc.leave) || !slices.Equal(in, tc.arrive) || x != tc.extra {
+			t.Errorf("%d→%d: route %v then %v, extra %d; want %v then %v, %d", tc.a, tc.b, out, in, x, tc.leave, tc.arrive, tc.extra)
 		}
 	}
 }
