@@ -59,8 +59,8 @@ func (rt *Runtime) transmit(m *Message) {
 // bytes for node b handed over at sentAt, and returns when their head
 // reaches b and their time on each interface. from.outFree is then when the
 // last byte left. With a topology, the transfer goes at the pace of the
-// slowest of its interfaces and links, and waits for a lane of each link it
-// takes as it leaves.
+// slowest of its interfaces and links, and its head waits on the way for a
+// lane of each link it takes as it leaves.
 func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (head, dur Time) {
 	start := max(sentAt, from.outFree)
 	dur = rt.bounded(TransferTime(wire, rt.cfg.Bandwidth), "network.bandwidth")
@@ -72,7 +72,8 @@ func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (hea
 		dur = max(dur, rt.pace(rt.route, wire))
 		rt.route = t.Route(a, b, false, rt.route[:0])
 		dur = max(dur, rt.pace(rt.route, wire))
-		start = rt.reserve(rt.route, start, dur)
+		from.outFree = start.plus(dur)
+		return rt.reserve(rt.route, start, dur).plus(lat), dur
 	}
 	from.outFree = start.plus(dur)
 	return start.plus(lat), dur
@@ -87,14 +88,15 @@ func (rt *Runtime) pace(path []int32, wire int64) Time {
 	return d
 }
 
-// reserve takes a lane of each link of path for dur, from the first instant
-// at or after start when they are free, and returns that instant. A lane is
-// free from the end of the last message it carries (a FIFO, like the
-// interfaces), so of the lanes free at start it takes the one that became
-// free last, keeping those idle longer for messages that can use them
-// earlier; when none is free, the one free first.
+// reserve takes a lane of each link of path in turn, each for dur from the
+// first instant it is free at or after the message entered the link
+// before (start for the first), and returns when the message entered the
+// last one. A lane is free from the end of the last message it carries (a
+// FIFO, like the interfaces), so of the lanes free when the message comes
+// it takes the one that became free last, keeping those idle longer for
+// messages that can use them earlier; when none is free, the one free
+// first.
 func (rt *Runtime) reserve(path []int32, start, dur Time) Time {
-	rt.lanes = rt.lanes[:0]
 	for _, l := range path {
 		lanes := rt.laneFree[rt.laneOf[l]:rt.laneOf[l+1]]
 		k := -1
@@ -112,10 +114,7 @@ func (rt *Runtime) reserve(path []int32, start, dur Time) Time {
 			}
 			start = lanes[k]
 		}
-		rt.lanes = append(rt.lanes, rt.laneOf[l]+int32(k))
-	}
-	for _, k := range rt.lanes {
-		rt.laneFree[k] = start.plus(dur)
+		lanes[k] = start.plus(dur)
 	}
 	return start
 }

@@ -69,13 +69,12 @@ type Runtime struct {
 
 	pfs psShare
 	// the topology's shared links; link i's lanes are laneFree[laneOf[i]:
-	// laneOf[i+1]], each busy until the time it holds; scratch routes and
-	// lanes
-	shared       []Link
-	laneOf       []int32
-	laneFree     []Time
-	route, lanes []int32
-	failRNG      map[NodeID]*rand.Rand
+	// laneOf[i+1]], each busy until the time it holds; a scratch route
+	shared   []Link
+	laneOf   []int32
+	laneFree []Time
+	route    []int32
+	failRNG  map[NodeID]*rand.Rand
 
 	stats      Stats
 	finished   bool

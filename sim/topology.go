@@ -36,10 +36,10 @@ type Topology interface {
 }
 
 // Link is a shared link of a topology: Lanes parallel channels (a switch's
-// ports towards the next level) of Bandwidth bytes/s each. A message takes
-// the lane that is free first and occupies it while it passes: a message
-// goes at the pace of the slowest of its interfaces and links, and every
-// one of them is busy with it for its size over that pace.
+// ports towards the next level) of Bandwidth bytes/s each. A message goes
+// at the pace of the slowest of its interfaces and links, enters the links
+// of its path in turn, each once one of its lanes is free, and holds that
+// lane for its size over that pace (see Runtime.reserve).
 type Link struct {
 	Lanes     int
 	Bandwidth float64
@@ -51,9 +51,8 @@ type Link struct {
 // positions beyond the nodes have routers but no node). A message follows
 // dimension-order routing: along the first dimension the shorter way round
 // (forward on a tie), then the second, and so on. It takes Config.Latency
-// between neighbours and HopLatency for each further hop, and holds every
-// directed link of its path, each of the interfaces' bandwidth, from when
-// it leaves until it has passed, as a wormhole-routed message does.
+// between neighbours and HopLatency for each further hop, and takes the
+// directed links of its path, each of the interfaces' bandwidth, in turn.
 type Torus struct {
 	Dims       []int // extent of each dimension
 	HopLatency Time  // per hop beyond the first

@@ -204,3 +204,36 @@ func TestTopologyCoversSpares(t *testing.T) {
 		t.Errorf("New = %v", err)
 	}
 }
+
+// A message waiting for a busy link on the way does not hold its sender's
+// interface: the sender's next message, to a node of its own leaf, leaves
+// as soon as the first has left the interface.
+func TestLinkWaitFreesTheInterface(t *testing.T) {
+	const lat, T, hop = 2 * Microsecond, 4000, 100
+	tapered, _ := NewFatTree(8, 2, 2, hop, 1e9) // one uplink lane per leaf
+	var log []recv
+	wl := &scriptWL{n: 8, total: 3, log: &log, start: func(c *Ctx) {
+		switch c.Self() {
+		case 0:
+			c.Send(2, 0, T, nil) // takes leaf 0's uplink first
+		case 1:
+			c.Send(4, 1, T, nil) // waits for it
+			c.Send(0, 2, T, nil) // stays on the leaf
+		}
+	}}
+	cfg := testConfig(8)
+	cfg.Topology = tapered
+	rt, err := New(cfg, wl, &recordProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	got := map[int32]Time{}
+	for _, r := range log {
+		got[r.tag] = r.at
+	}
+	want := map[int32]Time{0: lat + 2*hop + T, 1: T + lat + 2*hop + T, 2: T + lat + T}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("arrivals by tag %v, want %v", got, want)
+	}
+}
