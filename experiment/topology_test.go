@@ -106,11 +106,12 @@ func TestFatTreeScenario(t *testing.T) {
 	}
 }
 
-// The scenario's bounds on a torus are the simulator's: a torus the
-// scenario accepts can be built.
-func TestTorusBoundsAgree(t *testing.T) {
-	if scenarios.MaxTorusDims != sim.MaxTorusDims {
-		t.Errorf("scenarios.MaxTorusDims %d, sim.MaxTorusDims %d", scenarios.MaxTorusDims, sim.MaxTorusDims)
+// The scenario's bounds on a topology are the simulator's: a torus or a fat
+// tree the scenario accepts can be built.
+func TestTopologyBoundsAgree(t *testing.T) {
+	if scenarios.MaxTorusDims != sim.MaxTorusDims || scenarios.MaxSwitchPorts != sim.MaxSwitchPorts {
+		t.Errorf("scenarios.MaxTorusDims %d, sim.MaxTorusDims %d; scenarios.MaxSwitchPorts %d, sim.MaxSwitchPorts %d",
+			scenarios.MaxTorusDims, sim.MaxTorusDims, scenarios.MaxSwitchPorts, sim.MaxSwitchPorts)
 	}
 	for _, n := range []int{1, 63, 64, 65, 10_500, 262_144, 262_145, scenarios.MaxNodes} {
 		if a, b := scenarios.TorusRoom(n), sim.TorusRoom(n); a != b {

@@ -26,6 +26,9 @@ const (
 	// MaxTorusDims bounds network.torus_dims's dimensions (as
 	// sim.MaxTorusDims: each node keeps its coordinates).
 	MaxTorusDims = 8
+	// MaxSwitchPorts bounds network.switch_ports (as sim.MaxSwitchPorts;
+	// the largest switches have 128 ports).
+	MaxSwitchPorts = 1024
 )
 
 // TorusRoom is the most positions a torus may have for a cluster of nodes
@@ -143,7 +146,8 @@ func (v *validator) network() {
 	v.fraction("network.cpu_load", n.CPULoad)
 	v.oneOf("network.topology", n.Topology, topologies)
 	v.delay("network.hop_latency", n.HopLatency)
-	v.atLeast("network.switch_ports", n.SwitchPorts, 1)
+	v.check(n.SwitchPorts >= 1 && n.SwitchPorts <= MaxSwitchPorts, "network.switch_ports",
+		"must be ≥ 1 and ≤ %d, got %d", MaxSwitchPorts, n.SwitchPorts)
 	v.check(n.Oversubscription >= 1 && n.Oversubscription <= 1e6, "network.oversubscription",
 		"must be ≥ 1 and ≤ 1e6, got %g", n.Oversubscription)
 	if n.TorusDims != "" || n.Topology == "torus" {

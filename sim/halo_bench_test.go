@@ -82,20 +82,26 @@ func BenchmarkHaloExchange(b *testing.B) {
 			cfg.Nodes = n
 			cfg.Bandwidth = 12.5e9
 			cfg.Topology = tc.topo
-			b.ReportAllocs()
-			var msgs int64
-			for i := 0; i < b.N; i++ {
-				rt, err := New(cfg, w, &BaseProtocol{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				res := rt.Run()
-				if !res.Finished {
-					b.Fatal("did not finish")
-				}
-				msgs += res.Stats.AppMsgs
-			}
-			b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+			benchMessages(b, cfg, w)
 		})
 	}
+}
+
+// benchMessages runs workload w without protocol on cfg b.N times and
+// reports the application messages simulated per second.
+func benchMessages(b *testing.B, cfg Config, w Workload) {
+	b.ReportAllocs()
+	var msgs int64
+	for i := 0; i < b.N; i++ {
+		rt, err := New(cfg, w, &BaseProtocol{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res := rt.Run()
+		if !res.Finished {
+			b.Fatal("did not finish")
+		}
+		msgs += res.Stats.AppMsgs
+	}
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
 }

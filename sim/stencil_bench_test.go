@@ -82,18 +82,5 @@ func BenchmarkStencilScale(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.Nodes = w.NumObjects()
 	cfg.Bandwidth = 12.5e9
-	b.ReportAllocs()
-	var msgs int64
-	for i := 0; i < b.N; i++ {
-		rt, err := New(cfg, w, &BaseProtocol{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res := rt.Run()
-		if !res.Finished {
-			b.Fatal("did not finish")
-		}
-		msgs += res.Stats.AppMsgs
-	}
-	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+	benchMessages(b, cfg, w)
 }

@@ -171,17 +171,20 @@ func (t *Torus) Route(a, b NodeID, arriving bool, buf []int32) []int32 {
 	return buf
 }
 
+// MaxSwitchPorts bounds a fat tree's leaf switch ports (the largest
+// switches have 128): a message scans its leaf's lanes.
+const MaxSwitchPorts = 1024
+
 // FatTree is a two-level fat tree: leaf switches of Ports nodes each, joined
 // by a non-blocking spine. Nodes n and m share a leaf when n/Ports ==
 // m/Ports; a message between them takes Config.Latency. A message between
 // leaves crosses two more switches (2 × HopLatency more), one of its leaf's
 // uplinks as it leaves and one of the destination leaf's downlinks as it
-// arrives. A leaf has
-// ⌈Ports/Oversubscription⌉ uplinks and as many downlinks, together carrying
-// Ports × bandwidth / Oversubscription (≥ 1): with an oversubscription of 1 every
-// node of a leaf can send off-leaf at full speed at once, with 4 a leaf
-// whose nodes all do gets a quarter of their bandwidth, as on a tapered
-// tree.
+// arrives. A leaf has ⌈Ports/Oversubscription⌉ uplinks and as many
+// downlinks, together carrying Ports × bandwidth / Oversubscription (≥ 1):
+// with an oversubscription of 1 every node of a leaf can send off-leaf at
+// full speed at once, with 4 a leaf whose nodes all do gets a quarter of
+// their bandwidth, as on a tapered tree.
 type FatTree struct {
 	Ports            int     // nodes per leaf switch
 	Oversubscription float64 // the leaf's down-port bandwidth over its up-port bandwidth
@@ -194,8 +197,8 @@ type FatTree struct {
 // have bandwidth bytes/s.
 func NewFatTree(nodes, ports int, oversubscription float64, hop Time, bandwidth float64) (*FatTree, error) {
 	switch {
-	case ports < 1:
-		return nil, fmt.Errorf("network.switch_ports: must be ≥ 1, got %d", ports)
+	case ports < 1 || ports > MaxSwitchPorts:
+		return nil, fmt.Errorf("network.switch_ports: must be ≥ 1 and ≤ %d, got %d", MaxSwitchPorts, ports)
 	case !(oversubscription >= 1) || oversubscription > 1e6:
 		return nil, fmt.Errorf("network.oversubscription: must be ≥ 1 and ≤ 1e6, got %g", oversubscription)
 	case nodes < 1:
@@ -206,16 +209,9 @@ func NewFatTree(nodes, ports int, oversubscription float64, hop Time, bandwidth 
 	}
 	up := float64(ports) / oversubscription // in interfaces' worth of bandwidth
 	lanes := int(math.Ceil(up - 1e-9))
-	// A leaf's nodes keep at most one lane each busy at a time (each
-	// interface takes one message at a time), so lanes beyond the number
-	// of nodes would never be used; they would only cost memory and time.
-	l := Link{Lanes: min(lanes, nodes), Bandwidth: bandwidth * up / float64(lanes)}
-	f := &FatTree{Ports: ports, Oversubscription: oversubscription, HopLatency: hop, nodes: nodes,
-		links: make([]Link, 2*((nodes+ports-1)/ports))}
-	for i := range f.links {
-		f.links[i] = l
-	}
-	return f, nil
+	l := Link{Lanes: lanes, Bandwidth: bandwidth * up / float64(lanes)}
+	return &FatTree{Ports: ports, Oversubscription: oversubscription, HopLatency: hop, nodes: nodes,
+		links: slices.Repeat([]Link{l}, 2*((nodes+ports-1)/ports))}, nil
 }
 
 // Name implements Topology.

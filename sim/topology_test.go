@@ -73,6 +73,7 @@ func TestNewTopologyErrors(t *testing.T) {
 		{"the most positions of all", func() (Topology, error) { return NewTorus([]int{1 << 12, 1 << 12, 2}, 0, 1<<24, 1e9) }, "at most 16777216 positions in all"},
 		{"torus hop", func() (Topology, error) { return NewTorus([]int{4}, MaxDuration, 4, 1e9) }, "network.hop_latency"},
 		{"ports", func() (Topology, error) { return NewFatTree(8, 0, 1, 0, 1e9) }, "network.switch_ports"},
+		{"too many ports", func() (Topology, error) { return NewFatTree(8, 1025, 1, 0, 1e9) }, "≤ 1024, got 1025"},
 		{"oversubscription", func() (Topology, error) { return NewFatTree(8, 4, 0.5, 0, 1e9) }, "network.oversubscription"},
 		{"fat tree hop", func() (Topology, error) { return NewFatTree(8, 4, 1, -1, 1e9) }, "network.hop_latency"},
 	} {
@@ -97,7 +98,7 @@ func TestFatTreeLinks(t *testing.T) {
 		{4, 2, Link{2, 1e9}},
 		{4, 3, Link{2, 1e9 * 4 / 3 / 2}},
 		{4, 8, Link{1, 0.5e9}},
-		{64, 4, Link{10, 1e9}}, // no more lanes than nodes
+		{64, 4, Link{16, 1e9}}, // a leaf with room for more nodes
 	} {
 		f, err := NewFatTree(10, tc.ports, tc.over, 0, 1e9)
 		if err != nil {
