@@ -87,7 +87,7 @@ type Network struct {
 	// SwitchPorts is the number of nodes per fat-tree leaf switch.
 	SwitchPorts int `toml:"switch_ports"`
 	// Oversubscription is a leaf's down-link bandwidth over its up-link
-	// bandwidth: 1 is a full fat tree.
+	// bandwidth, in [1, 1e6]: 1 is a full fat tree.
 	Oversubscription float64 `toml:"oversubscription"`
 }
 
