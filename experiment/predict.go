@@ -54,7 +54,12 @@ func (p *Point) Predictions() []Prediction {
 		return out
 	}
 	lambda := 1 / mu
-	add("platform MTBF μ", mu, "s", "node MTBF / N", fmt.Sprintf("N=%d", s.Cluster.Nodes), false)
+	if f := s.Failures; f.GroupMTBF > 0 {
+		add("platform MTBF μ", mu, "s", "1/(N/node MTBF + G/group MTBF)",
+			fmt.Sprintf("N=%d, G=%d groups of %d", s.Cluster.Nodes, (s.Cluster.Nodes+f.GroupSize-1)/f.GroupSize, f.GroupSize), false)
+	} else {
+		add("platform MTBF μ", mu, "s", "node MTBF / N", fmt.Sprintf("N=%d", s.Cluster.Nodes), false)
+	}
 	det := p.detectionDelay()
 	boot := s.Cluster.SpareBoot.Seconds()
 	if s.Cluster.Spares == 0 {

@@ -12,15 +12,16 @@ import (
 
 // cprParams are the [protocol] keys of kind "cpr".
 type cprParams struct {
-	Interval string             `toml:"interval"` // fixed, iterations, young, daly, auto
-	Period   scenarios.Duration `toml:"period"`   // fixed; first interval of auto
-	Every    int64              `toml:"every"`    // iterations between checkpoints
-	Tier     string             `toml:"tier"`     // single level: pfs, disk, memory, buddy
-	Levels   []cprLevel         `toml:"levels"`   // multi-level, cheapest first
-	Drain    bool               `toml:"drain"`    // false: record in-flight messages (LuNA-style)
-	MaxLive  scenarios.Size     `toml:"max_live"` // defer a checkpoint until live state ≤ this
-	MaxWait  scenarios.Duration `toml:"max_wait"` // ... for at most this long
-	Image    scenarios.Size     `toml:"image"`    // process image per object saved besides the state (system-level checkpoints)
+	Interval string             `toml:"interval"`     // fixed, iterations, young, daly, auto
+	Period   scenarios.Duration `toml:"period"`       // fixed; first interval of auto
+	Every    int64              `toml:"every"`        // iterations between checkpoints
+	Tier     string             `toml:"tier"`         // single level: pfs, disk, memory, buddy
+	Levels   []cprLevel         `toml:"levels"`       // multi-level, cheapest first
+	Drain    bool               `toml:"drain"`        // false: record in-flight messages (LuNA-style)
+	MaxLive  scenarios.Size     `toml:"max_live"`     // defer a checkpoint until live state ≤ this
+	MaxWait  scenarios.Duration `toml:"max_wait"`     // ... for at most this long
+	Image    scenarios.Size     `toml:"image"`        // process image per object saved besides the state (system-level checkpoints)
+	Buddy    int64              `toml:"buddy_offset"` // the buddy tier's copy goes this many slots further in rank order
 }
 
 type cprLevel struct {
@@ -29,11 +30,19 @@ type cprLevel struct {
 }
 
 // PlatformMTBF is the mean time between failures of the whole application
-// (node MTBF / nodes), or 0 when failures are not a renewal process.
+// (node MTBF / nodes), or 0 when failures are not a renewal process. With
+// group failures, a group's failure is one failure of the platform however
+// many nodes it takes (one rollback, one recovery), so the rates of the
+// nodes and of the groups that hold application nodes add.
 func PlatformMTBF(s *scenarios.Scenario) sim.Time {
-	switch s.Failures.Distribution {
+	f, n := s.Failures, s.Cluster.Nodes
+	switch f.Distribution {
 	case "exponential", "weibull":
-		return sim.Time(s.Failures.NodeMTBF) / sim.Time(s.Cluster.Nodes)
+		if f.GroupMTBF <= 0 {
+			return sim.Time(f.NodeMTBF) / sim.Time(n)
+		}
+		groups := (n + f.GroupSize - 1) / f.GroupSize
+		return sim.Time(math.Round(1 / (float64(n)/float64(f.NodeMTBF) + float64(groups)/float64(f.GroupMTBF))))
 	}
 	return 0
 }
@@ -59,8 +68,11 @@ func validMaker[C any, P sim.Protocol](cfg C, newProto func(C) (P, error)) proto
 // cprConfig decodes and validates a [protocol] section of kind "cpr".
 func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	sec := s.Protocol
-	p := cprParams{Interval: "daly", Period: scenarios.Duration(10 * sim.Minute), Every: 10, Tier: "pfs", Drain: true}
+	p := cprParams{Interval: "daly", Period: scenarios.Duration(10 * sim.Minute), Every: 10, Tier: "pfs", Drain: true, Buddy: 1}
 	if err := sec.Decode(&p); err != nil {
+		return cpr.Config{}, err
+	}
+	if err := checkBuddyOffset(s, p.Buddy); err != nil {
 		return cpr.Config{}, err
 	}
 	if err := cprIntervalKeys(sec, p.Interval); err != nil {
@@ -76,7 +88,8 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 		}
 	}
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
-		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image)}
+		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image),
+		BuddyOffset: int(p.Buddy)}
 	if sec.Has("levels") && sec.Has("tier") {
 		return cpr.Config{}, sec.Errorf("tier", "give tier or levels, not both")
 	}
@@ -242,6 +255,16 @@ type mlogParams struct {
 	Priority    bool               `toml:"priority"`        // recovering objects run before a host's own objects
 	Measure     bool               `toml:"measure_restart"` // report restart_s and iteration_s (the paper's Table 1 measure)
 	Multi       bool               `toml:"multi_failure"`   // the whole multiple-failure extension (implies full_log)
+	Buddy       int64              `toml:"buddy_offset"`    // the buddy is this many slots further in rank order
+}
+
+// checkBuddyOffset checks a buddy_offset key: from 1 (the next node in rank
+// order) to nodes − 1 (the one before).
+func checkBuddyOffset(s *scenarios.Scenario, v int64) error {
+	if hi := max(1, s.Cluster.Nodes-1); v < 1 || v > int64(hi) {
+		return s.Protocol.Errorf("buddy_offset", "must be in [1, %d] (1 to nodes − 1), got %d", hi, v)
+	}
+	return nil
 }
 
 func buildMlog(s *scenarios.Scenario) (protocolMaker, error) {
@@ -257,13 +280,16 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	sec := s.Protocol
 	d := mlog.DefaultConfig()
 	p := mlogParams{Period: scenarios.Duration(d.Period), Restart: d.Restart, MaxLog: scenarios.Size(d.MaxLog),
-		HeaderBytes: d.HeaderBytes, TicketBytes: d.TicketBytes, FullLog: d.FullLog, Priority: d.Priority}
+		HeaderBytes: d.HeaderBytes, TicketBytes: d.TicketBytes, FullLog: d.FullLog, Priority: d.Priority, Buddy: 1}
 	if err := sec.Decode(&p); err != nil {
+		return mlog.Config{}, err
+	}
+	if err := checkBuddyOffset(s, p.Buddy); err != nil {
 		return mlog.Config{}, err
 	}
 	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),
 		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority,
-		MeasureRestart: p.Measure, MultiFailure: p.Multi}
+		MeasureRestart: p.Measure, MultiFailure: p.Multi, BuddyOffset: int(p.Buddy)}
 	// multi_failure includes full_log (its receivers' tuples and the logs of
 	// re-executing objects must outlive a second failure, mlog.Config), and
 	// mlog.New turns it on: an explicit false would be overridden silently.

@@ -55,7 +55,7 @@ func TestLoadFull(t *testing.T) {
 	want.Failures = Failures{Distribution: "scripted", NodeMTBF: 10 * Year, WeibullShape: 0.5,
 		TraceFile: filepath.Join("testdata", "traces", "lanl.txt"),
 		Scripted:  []ScriptedFailure{{Node: 3, At: 10 * Second}, {Node: 5, ByProgress: true, Progress: 0.3}},
-		Downtime:  2 * Minute}
+		Downtime:  2 * Minute, GroupSize: 4}
 	want.Detection = Detection{Mode: "oracle", Period: 500 * Millisecond, Timeout: 2 * Second, Delay: 100 * Millisecond, HeartbeatBytes: KiB}
 	for _, tc := range []struct {
 		name      string
@@ -230,6 +230,16 @@ func TestBadValues(t *testing.T) {
 			`x.toml:3: failures.node_mtbf: must be > 0 for the weibull distribution`},
 		{"weibull shape", "[failures]\nweibull_shape = 0\n", nil,
 			`x.toml:2: failures.weibull_shape: must be > 0 and finite, got 0`},
+		{"group mtbf negative", "[failures]\ngroup_size = 4\ngroup_mtbf = \"-1y\"\n", nil,
+			`x.toml:3: failures.group_mtbf: negative duration "-1y"`},
+		{"group without size", "[failures]\ngroup_mtbf = \"10y\"\n", nil,
+			`x.toml:2: failures.group_mtbf: group failures (failures.group_mtbf) need a group size ≥ 1`},
+		{"group size range", "[cluster]\nnodes = 4\nspares = 1\n[failures]\ngroup_size = 6\n", nil,
+			`x.toml:5: failures.group_size: must be in [0, nodes+spares] = [0, 5] (a group of the whole machine is the largest), got 6`},
+		{"group negative size", "[failures]\ngroup_size = -2\n", nil,
+			`x.toml:2: failures.group_size: must be in [0, nodes+spares] = [0, 64] (a group of the whole machine is the largest), got -2`},
+		{"group with trace", "[failures]\ndistribution = \"trace\"\ntrace_file = \"t.txt\"\ngroup_size = 4\ngroup_mtbf = \"1y\"\n", nil,
+			`x.toml:5: failures.group_mtbf: group failures add to the exponential and weibull distributions, not to "trace"`},
 		{"trace without file", "[failures]\ndistribution = \"trace\"\n", nil,
 			`x.toml:2: failures.distribution: the trace distribution needs failures.trace_file`},
 		{"scripted without list", "[failures]\ndistribution = \"scripted\"\n", nil,

@@ -143,6 +143,13 @@ type Failures struct {
 	TraceFile string            `toml:"trace_file"`
 	Scripted  []ScriptedFailure `toml:"scripted"` // failures for the "scripted" distribution
 	Downtime  Duration          `toml:"downtime"` // fixed delay after each failure before recovery starts
+	// GroupSize and GroupMTBF add correlated failures to the exponential
+	// and weibull distributions: nodes 0, 1, ... form failure domains of
+	// GroupSize consecutive nodes (a chassis, a rack), each of which fails
+	// as a whole, every powered-on node at once, at exponential intervals
+	// of mean GroupMTBF (0 = no group failures).
+	GroupSize int      `toml:"group_size"`
+	GroupMTBF Duration `toml:"group_mtbf"`
 }
 
 // ScriptedFailure is one failure of the "scripted" distribution, written

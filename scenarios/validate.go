@@ -183,6 +183,16 @@ func (v *validator) failures() {
 			`the scripted distribution needs a non-empty failures.scripted list`)
 	}
 	total := v.s.Cluster.Nodes + v.s.Cluster.Spares
+	v.duration("failures.group_mtbf", f.GroupMTBF)
+	v.check(f.GroupSize >= 0 && f.GroupSize <= total, "failures.group_size",
+		"must be in [0, nodes+spares] = [0, %d] (a group of the whole machine is the largest), got %d", total, f.GroupSize)
+	if f.GroupMTBF > 0 {
+		v.check(f.GroupSize >= 1, v.s.blame("failures.group_size", "failures.group_mtbf"),
+			"group failures (failures.group_mtbf) need a group size ≥ 1")
+		v.check(f.Distribution == "exponential" || f.Distribution == "weibull",
+			v.s.blame("failures.group_mtbf", "failures.distribution"),
+			"group failures add to the exponential and weibull distributions, not to %q", f.Distribution)
+	}
 	for i, sf := range f.Scripted {
 		key := v.s.blame(fmt.Sprintf("failures.scripted[%d]", i), "failures.scripted")
 		v.check(sf.Node >= 0 && sf.Node < total, key,

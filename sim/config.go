@@ -56,6 +56,14 @@ type Config struct {
 	WeibullShape float64
 	Planned      []ScriptedFailure // the trace or the script
 	Downtime     Time              // after a detection, recovery waits at least this long (reboot, reconfiguration)
+	// GroupSize and GroupMTBF add correlated failures: nodes are grouped in
+	// failure domains of GroupSize consecutive nodes (a chassis, a rack,
+	// a power domain), and each domain fails as a whole, taking every one
+	// of its powered-on nodes at once, at exponential intervals of mean
+	// GroupMTBF, on top of the nodes' own failures. 0 = no group failures;
+	// none either when Failures is NoFailures.
+	GroupSize int
+	GroupMTBF Time
 
 	OracleDetection bool // fixed detection delay instead of heartbeats
 	DetectDelay     Time

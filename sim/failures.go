@@ -19,10 +19,12 @@ type Recovery struct {
 	wasSpare    bool
 }
 
-// startFailureClock draws node n's next failure from its own stream. The
-// stream is named by the node alone, so the trace a node sees depends on the
-// seed and the node, not on the protocol or on other nodes.
+// startFailureClock draws node n's next failure from its own stream, and
+// starts its failure domain's clock if it is not running. The stream is named
+// by the node alone, so the trace a node sees depends on the seed and the
+// node, not on the protocol or on other nodes.
 func (rt *Runtime) startFailureClock(n NodeID) {
+	rt.startGroupClock(n)
 	var d float64
 	switch rt.cfg.Failures {
 	case Exponential:
@@ -53,6 +55,54 @@ func (rt *Runtime) failStream(n NodeID) *rand.Rand {
 		rt.failRNG[n] = s
 	}
 	return s
+}
+
+// startGroupClock draws the next failure of node n's failure domain, unless
+// its clock is already running. A domain's clock runs while one of its nodes
+// may be powered on: it starts when the first one is and stops when the
+// domain fails (which leaves none). Failures of a domain with nothing powered
+// on would change nothing, and the intervals are exponential, so a clock
+// stopped meanwhile and started again draws from the same law. The stream is
+// named by the domain alone, so the trace is the same for every protocol.
+func (rt *Runtime) startGroupClock(n NodeID) {
+	if rt.cfg.GroupMTBF <= 0 || rt.cfg.Failures == NoFailures {
+		return
+	}
+	if rt.groupOn == nil {
+		groups := (len(rt.links) + rt.cfg.GroupSize - 1) / rt.cfg.GroupSize
+		rt.groupOn = make([]bool, groups)
+		rt.groupRNG = make([]*rand.Rand, groups)
+	}
+	g := int(n) / rt.cfg.GroupSize
+	if rt.groupOn[g] {
+		return
+	}
+	if rt.groupRNG[g] == nil {
+		rt.groupRNG[g] = rt.eng.Stream("group-failure", uint64(g))
+	}
+	d := rt.groupRNG[g].ExpFloat64() * float64(rt.cfg.GroupMTBF)
+	if d >= float64(Never-rt.eng.now) {
+		return
+	}
+	rt.groupOn[g] = true
+	rt.eng.Schedule(rt.eng.now+Time(d), rt.kGroupFail, int32(g), 0)
+}
+
+// onGroupFail fails every powered-on node of failure domain ev.I at once, in
+// node order: an application node, or a spare that is booting or has taken a
+// failed node's place. Spares still in the pool are powered off and survive.
+func (rt *Runtime) onGroupFail(ev Event) {
+	g := int(ev.I)
+	rt.groupOn[g] = false
+	if rt.finished {
+		return
+	}
+	lo := g * rt.cfg.GroupSize
+	for n := lo; n < min(lo+rt.cfg.GroupSize, len(rt.links)); n++ {
+		if s := rt.links[n].state; s == nodeActive || s == nodeBooting {
+			rt.failNode(NodeID(n))
+		}
+	}
 }
 
 func (rt *Runtime) onFail(ev Event) {

@@ -319,6 +319,10 @@ func TestConfigValidate(t *testing.T) {
 		{"a detection delay", func(c *Config) { c.DetectDelay = MaxDuration }, "detection.delay"},
 		{"a heartbeat period", func(c *Config) { c.HBPeriod, c.HBTimeout = MaxDuration, MaxDuration }, "detection.period"},
 		{"a heartbeat timeout", func(c *Config) { c.HBTimeout = MaxDuration }, "detection.timeout"},
+		{"group failures", func(c *Config) { c.GroupSize, c.GroupMTBF = 2, Hour }, ""},
+		{"a negative group MTBF", func(c *Config) { c.GroupSize, c.GroupMTBF = 2, -1 }, "group failures"},
+		{"groups without a size", func(c *Config) { c.GroupMTBF = Hour }, "group failures"},
+		{"groups beyond the machine", func(c *Config) { c.GroupSize, c.GroupMTBF = 3, Hour }, "group failures"},
 	} {
 		cfg := testConfig(2)
 		tc.edit(&cfg)

@@ -75,6 +75,9 @@ type Runtime struct {
 	laneFree []Time
 	route    []int32
 	failRNG  map[NodeID]*rand.Rand
+	// each failure domain's stream, and whether its clock is running
+	groupRNG []*rand.Rand
+	groupOn  []bool
 
 	stats      Stats
 	finished   bool
@@ -86,7 +89,7 @@ type Runtime struct {
 	restoredIn uint64
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
-	kXferArrive, kXferDeliver, kFinish                                                Kind
+	kXferArrive, kXferDeliver, kFinish, kGroupFail                                    Kind
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects
@@ -112,6 +115,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kXferArrive = e.NewKind("transfer-arrive", rt.onXferArrive)
 	rt.kXferDeliver = e.NewKind("transfer-deliver", rt.onXferDeliver)
 	rt.kFinish = e.NewKind("finish", rt.onFinish)
+	rt.kGroupFail = e.NewKind("group-fail", rt.onGroupFail)
 	rt.setPrefetchers()
 
 	n := cfg.Nodes + cfg.Spares
@@ -171,6 +175,8 @@ func (c *Config) validate() error {
 		return errors.New("node MTBF must be positive")
 	case c.Failures == Weibull && c.WeibullShape <= 0:
 		return errors.New("Weibull shape must be positive")
+	case c.GroupMTBF < 0 || (c.GroupMTBF > 0 && (c.GroupSize < 1 || c.GroupSize > c.Nodes+c.Spares)):
+		return errors.New("group failures need a positive MTBF and 1 to nodes+spares nodes per group")
 	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):
 		return errors.New("heartbeat period must be positive and timeout at least one period")
 	case c.Topology != nil && c.Topology.Nodes() < c.Nodes+c.Spares:

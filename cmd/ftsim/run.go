@@ -212,8 +212,11 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 	fmt.Fprintf(w, "workload %s, protocol %s, %d nodes + %d spares, failures %s",
 		s.Workload.Kind(), s.Protocol.Kind(), s.Cluster.Nodes, s.Cluster.Spares, s.Failures.Distribution)
 	if s.Failures.Distribution == "exponential" || s.Failures.Distribution == "weibull" {
-		fmt.Fprintf(w, " (node MTBF %s, platform MTBF %.4g s)", s.Failures.NodeMTBF,
-			s.Failures.NodeMTBF.Seconds()/float64(s.Cluster.Nodes))
+		fmt.Fprintf(w, " (node MTBF %s", s.Failures.NodeMTBF)
+		if f := s.Failures; f.GroupMTBF > 0 {
+			fmt.Fprintf(w, ", groups of %d nodes with MTBF %s", f.GroupSize, f.GroupMTBF)
+		}
+		fmt.Fprintf(w, ", platform MTBF %.4g s)", experiment.PlatformMTBF(s).Seconds())
 	}
 	if p.Caveat != "" {
 		fmt.Fprintf(w, "\nnote: %s", p.Caveat)

@@ -71,6 +71,11 @@ type Config struct {
 	// PlatformMTBF (μ) and Restart (R) feed Young and Daly.
 	PlatformMTBF sim.Time
 	Restart      sim.Time
+	// BuddyOffset places each node's buddy copy on the slot BuddyOffset
+	// places further in rank order (sim.Runtime.SlotPartner; 0 means 1,
+	// the next one). A multiple of the failure-domain size puts it in
+	// another domain.
+	BuddyOffset int
 	// Image is the modeled size of each object's process image beyond its
 	// application state (code, heap, libraries): a system-level checkpointer
 	// such as BLCR writes and reads it with every checkpoint, where an
@@ -181,6 +186,9 @@ func New(cfg Config) (*Protocol, error) {
 	default:
 		return nil, fmt.Errorf("protocol.interval: unknown checkpoint interval %q (fixed, iterations, young, daly, auto)", cfg.Policy)
 	}
+	if cfg.BuddyOffset < 0 {
+		return nil, fmt.Errorf("protocol.buddy_offset: must be ≥ 1, got %d", cfg.BuddyOffset)
+	}
 	if cfg.Image < 0 {
 		return nil, fmt.Errorf("protocol.image: negative process image %d B", cfg.Image)
 	}
@@ -258,9 +266,8 @@ func (p *Protocol) EstimateCost() sim.Time {
 			// its own copy in memory, and one over the network to the next
 			// slot's node (none to itself when it is the only one)
 			total = max(total, sim.TransferTime(worst, cfg.MemBandwidth))
-			slots := rt.Slots()
-			for i, n := range slots {
-				if to := slots[(i+1)%len(slots)]; to != n {
+			for _, n := range rt.Slots() {
+				if to := rt.SlotPartner(n, p.cfg.BuddyOffset); to != sim.None {
 					total = max(total, rt.Latency(n, to)+sim.TransferTime(bytes[n], cfg.Bandwidth))
 				}
 			}
@@ -471,11 +478,6 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 // calls done when all writes are complete, with false if any of them failed.
 func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 	rt := p.RT
-	slots := rt.Slots()
-	buddy := map[sim.NodeID]sim.NodeID{}
-	for i, s := range slots {
-		buddy[s] = slots[(i+1)%len(slots)]
-	}
 	owners := make([]sim.NodeID, 0, len(cp.bytes))
 	for n := range cp.bytes {
 		owners = append(owners, n)
@@ -515,7 +517,7 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 			case Buddy:
 				// the node keeps its own copy in memory and sends one to its
 				// partner: the piece is lost only when both fail
-				to := buddy[n]
+				to := p.buddy(n)
 				locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
 				pending++
 				rt.StorageWrite(n, sim.Memory, b, finish)
@@ -524,6 +526,15 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 		}
 	}
 	finish(true)
+}
+
+// buddy is the node that holds node n's buddy copy: its partner at
+// BuddyOffset, or n itself when it is the application's only node.
+func (p *Protocol) buddy(n sim.NodeID) sim.NodeID {
+	if b := p.RT.SlotPartner(n, p.cfg.BuddyOffset); b != sim.None {
+		return b
+	}
+	return n
 }
 
 // commit makes cp the newest checkpoint of each level it was written to and

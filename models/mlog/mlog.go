@@ -41,6 +41,12 @@ type Config struct {
 	// had handed out in its buddy's remote log, instead of in logs that died
 	// with the earlier failure.
 	MultiFailure bool
+	// BuddyOffset puts each node's buddy (its checkpoints and remote log)
+	// on the slot BuddyOffset places further in rank order
+	// (sim.Runtime.SlotPartner; 0 means 1, the paper's next node); a
+	// multiple of the failure-domain size puts it in another domain
+	// (buddy_offset).
+	BuddyOffset int
 	// Priority gives re-execution priority: while restored objects on a node
 	// re-process their logged messages, the node's other objects wait (as a
 	// runtime that schedules recovery messages first would), so that a spread
@@ -280,6 +286,9 @@ func New(cfg Config) (*Protocol, error) {
 	if cfg.MultiFailure {
 		cfg.FullLog = true
 	}
+	if cfg.BuddyOffset < 0 {
+		return nil, fmt.Errorf("protocol.buddy_offset: must be ≥ 1, got %d", cfg.BuddyOffset)
+	}
 	for _, c := range []struct {
 		key string
 		v   int64
@@ -391,15 +400,11 @@ func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
 	}
 }
 
-// buddy is the node that holds node n's checkpoint and remote message log: the
-// next application node in rank order (None when n is alone or not a slot).
+// buddy is the node that holds node n's checkpoint and remote message log:
+// the application node BuddyOffset places further in rank order (None when n
+// is alone or not a slot).
 func (p *Protocol) buddy(n sim.NodeID) sim.NodeID {
-	s := p.RT.Slots()
-	i := p.RT.SlotIndex(n)
-	if len(s) < 2 || i < 0 {
-		return sim.None
-	}
-	return s[(i+1)%len(s)]
+	return p.RT.SlotPartner(n, p.cfg.BuddyOffset)
 }
 
 // OnSend stamps the SN, logs the message at its sender and replaces the send by
