@@ -72,7 +72,7 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	if err := sec.Decode(&p); err != nil {
 		return cpr.Config{}, err
 	}
-	if err := checkBuddyOffset(s, p.Buddy); err != nil {
+	if err := checkOffset(s, "buddy_offset", p.Buddy); err != nil {
 		return cpr.Config{}, err
 	}
 	if err := cprIntervalKeys(sec, p.Interval); err != nil {
@@ -206,6 +206,7 @@ type dpsParams struct {
 	EntryBytes    int64              `toml:"entry_bytes"`    // per entry of a checkpoint's processed list, and per determinant
 	LogOrder      bool               `toml:"log_order"`      // log the handling order to the backups (default: on for pida)
 	Spread        bool               `toml:"spread"`         // back a node's threads up on different nodes
+	Offset        int64              `toml:"backup_offset"`  // the first backup is this many slots further in rank order
 }
 
 func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
@@ -216,12 +217,16 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 		// pida's workers answer work requests according to the arrival order of
 		// concurrent messages, which re-execution in sequence-number order does
 		// not reproduce (dps.Config.LogOrder)
-		LogOrder: s.Workload.Kind() == "pida"}
+		LogOrder: s.Workload.Kind() == "pida", Offset: 1}
 	if err := sec.Decode(&p); err != nil {
 		return nil, err
 	}
+	if err := checkOffset(s, "backup_offset", p.Offset); err != nil {
+		return nil, err
+	}
 	cfg := dps.Config{Backups: int(p.Backups), Every: p.Every, EveryProgress: p.EveryProgress, Period: sim.Time(p.Period),
-		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder, Spread: p.Spread}
+		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder, Spread: p.Spread,
+		Offset: int(p.Offset)}
 	if len(p.Stateless) > 0 && s.Workload.Kind() != "farm" {
 		return nil, sec.Errorf("stateless", "stateless threads are a task farm's workers (workload farm), not %s's objects", s.Workload.Kind())
 	}
@@ -258,11 +263,11 @@ type mlogParams struct {
 	Buddy       int64              `toml:"buddy_offset"`    // the buddy is this many slots further in rank order
 }
 
-// checkBuddyOffset checks a buddy_offset key: from 1 (the next node in rank
-// order) to nodes − 1 (the one before).
-func checkBuddyOffset(s *scenarios.Scenario, v int64) error {
+// checkOffset checks a key that places a node's copies that many slots
+// further in rank order: from 1 (the next node) to nodes − 1 (the one before).
+func checkOffset(s *scenarios.Scenario, key string, v int64) error {
 	if hi := max(1, s.Cluster.Nodes-1); v < 1 || v > int64(hi) {
-		return s.Protocol.Errorf("buddy_offset", "must be in [1, %d] (1 to nodes − 1), got %d", hi, v)
+		return s.Protocol.Errorf(key, "must be in [1, %d] (1 to nodes − 1), got %d", hi, v)
 	}
 	return nil
 }
@@ -284,7 +289,7 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	if err := sec.Decode(&p); err != nil {
 		return mlog.Config{}, err
 	}
-	if err := checkBuddyOffset(s, p.Buddy); err != nil {
+	if err := checkOffset(s, "buddy_offset", p.Buddy); err != nil {
 		return mlog.Config{}, err
 	}
 	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),

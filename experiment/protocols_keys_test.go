@@ -57,6 +57,17 @@ func TestProtocolKeyErrors(t *testing.T) {
 		{"cpr level every 0", []string{`kind = "cpr"`, `levels = [{tier = "disk", every = 0}]`}, nil,
 			"keys.toml:11: protocol.levels: level 1 (disk): every must be at least 1"},
 		{"cpr levels", []string{`kind = "cpr"`, `levels = [{tier = "memory", every = 1}, {tier = "buddy", every = 2}, {tier = "pfs", every = 8}]`}, nil, ""},
+		// copies that many slots further: 1 to nodes − 1
+		{"cpr buddy offset 0", []string{`kind = "cpr"`, `tier = "buddy"`, "buddy_offset = 0"}, nil,
+			"keys.toml:12: protocol.buddy_offset: must be in [1, 3] (1 to nodes − 1), got 0"},
+		{"cpr buddy offset beyond", []string{`kind = "cpr"`, `tier = "buddy"`}, []string{"protocol.buddy_offset=4"},
+			"--set protocol.buddy_offset: must be in [1, 3]"},
+		{"cpr buddy offset", []string{`kind = "cpr"`, `tier = "buddy"`, "buddy_offset = 3"}, nil, ""},
+		{"mlog buddy offset", []string{`kind = "mlog"`, "buddy_offset = -1"}, nil,
+			"keys.toml:11: protocol.buddy_offset: must be ≥ 0, got -1"},
+		{"dps backup offset", []string{`kind = "dps"`, "backup_offset = 9"}, nil,
+			"keys.toml:11: protocol.backup_offset: must be in [1, 3] (1 to nodes − 1), got 9"},
+		{"dps backup offset on one node", []string{`kind = "dps"`, "backup_offset = 1"}, []string{"cluster.nodes=1"}, ""},
 		// dps: a thread's backups need other nodes
 		{"dps backups on every node", []string{`kind = "dps"`, "backups = 4"}, nil,
 			"keys.toml:11: protocol.backups: 4 backups per thread need as many nodes besides the thread's own, and cluster.nodes = 4 (at most 3)"},

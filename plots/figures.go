@@ -116,10 +116,7 @@ func RecoveryVsObjects(pts []Point) *LineChart {
 // in seconds and drawn in a unit that suits its range, with analytical
 // curves (x in seconds too) overlaid.
 func MakespanVsMTBF(pts []Point, model []Curve) *LineChart {
-	hi := 0.0
-	for _, p := range pts {
-		hi = math.Max(hi, p.X)
-	}
+	hi := maxX(pts)
 	for _, c := range model { // the curves alone when no run finished
 		for _, x := range c.X {
 			hi = math.Max(hi, x)
@@ -134,13 +131,27 @@ func MakespanVsMTBF(pts []Point, model []Curve) *LineChart {
 // EfficiencyVsMTBF is the efficiency (fault-free time without protocol over
 // makespan, in percent) against the node MTBF in seconds.
 func EfficiencyVsMTBF(pts []Point) *LineChart {
+	name, scale := timeUnit(maxX(pts))
+	return &LineChart{Title: "Efficiency vs node MTBF", XLabel: "node MTBF (" + name + ")", YLabel: "efficiency (%)",
+		LogX: true, Series: Group(pts, scale, 100)}
+}
+
+// MakespanVsGroupMTBF is the makespan, in seconds, against the MTBF of each
+// failure domain (failures.group_mtbf: a chassis or rack that fails as a
+// whole), given in seconds and drawn in a unit that suits its range.
+func MakespanVsGroupMTBF(pts []Point) *LineChart {
+	name, scale := timeUnit(maxX(pts))
+	return &LineChart{Title: "Makespan vs failure-domain MTBF", XLabel: "MTBF of each failure domain (" + name + ")",
+		YLabel: "makespan (s)", LogX: true, LogY: true, Series: Group(pts, scale, 1)}
+}
+
+// maxX is the largest X of pts, 0 if none is positive.
+func maxX(pts []Point) float64 {
 	hi := 0.0
 	for _, p := range pts {
 		hi = math.Max(hi, p.X)
 	}
-	name, scale := timeUnit(hi)
-	return &LineChart{Title: "Efficiency vs node MTBF", XLabel: "node MTBF (" + name + ")", YLabel: "efficiency (%)",
-		LogX: true, Series: Group(pts, scale, 100)}
+	return hi
 }
 
 // timeUnit picks the unit in which durations up to hi seconds read best.

@@ -47,6 +47,7 @@ func figures() map[string]*LineChart {
 		"checkpoint-overhead":    CheckpointOverheadVsInterval(twoProtocols([]float64{1, 5, 10, 50}, func(_ string, k float64) float64 { return 0.2 / k })),
 		"recovery-vs-objects":    RecoveryVsObjects(twoProtocols([]float64{1, 2, 4, 8}, func(_ string, k float64) float64 { return 3 + 1/k })),
 		"makespan-vs-mtbf":       MakespanVsMTBF(twoProtocols(mtbf, makespan), model),
+		"makespan-vs-group-mtbf": MakespanVsGroupMTBF(twoProtocols(mtbf, makespan)),
 		"efficiency-vs-mtbf":     EfficiencyVsMTBF(twoProtocols(mtbf, func(p string, m float64) float64 { return 100 / makespan(p, m) })),
 		"speedup":                Speedup(twoProtocols(nodes, func(p string, n float64) float64 { return 100/n + 2 })),
 		"overhead-vs-key":        OverheadVs("network.oversubscription", twoProtocols([]float64{1, 2, 4, 8}, func(_ string, o float64) float64 { return o / 100 })),

@@ -307,6 +307,10 @@ func figuresAlong(key string, sl slice) []figure {
 		add("efficiency-vs-mtbf", plots.EfficiencyVsMTBF(collect(func(p slicePoint) (plots.Estimate, bool) {
 			return est(p.sum.Efficiency), p.sum.Efficiency.N > 0
 		})))
+	case key == "failures.group_mtbf":
+		// 0 means no group failures, not a domain that never survives
+		pts := slices.DeleteFunc(collect(makespan), func(p plots.Point) bool { return p.X <= 0 })
+		add("makespan-vs-group-mtbf", plots.MakespanVsGroupMTBF(pts))
 	case key == "workload.objects_per_node" || key == "workload.blocks_per_node":
 		// the paper's restart time (mlog measure_restart) where the runs
 		// measured it, else the recovery time per failure

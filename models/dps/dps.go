@@ -88,6 +88,10 @@ type Config struct {
 	// several threads per node, any two simultaneous failures may take a
 	// thread and its backup, where with the plain rotation only neighbours do.
 	Spread bool
+	// Offset starts the rotation Offset nodes after the thread's own (0
+	// means 1, the paper's next node): a multiple of the failure-domain size
+	// puts a thread's backups outside its domain (backup_offset).
+	Offset int
 }
 
 // DefaultConfig is one backup per thread, a checkpoint every 100 handled
@@ -345,7 +349,7 @@ func New(cfg Config) (*Protocol, error) {
 		v   int64
 	}{
 		{"backups", int64(cfg.Backups)}, {"every", cfg.Every}, {"every_progress", cfg.EveryProgress},
-		{"header_bytes", cfg.HeaderBytes}, {"entry_bytes", cfg.EntryBytes},
+		{"header_bytes", cfg.HeaderBytes}, {"entry_bytes", cfg.EntryBytes}, {"backup_offset", int64(cfg.Offset)},
 	} {
 		if c.v < 0 {
 			return nil, fmt.Errorf("protocol.%s: must not be negative, got %d", c.key, c.v)
@@ -374,10 +378,10 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 	p.scratch.Restarted = p.takeOver
 }
 
-// Start creates the backup threads: object i's k-th backup lives on the node at
-// slot (slot(i) + 1 + k) mod N (the paper's Fig. 4), or with Spread at
-// slot(i) + 1 + (j + k) mod (N − 1) for the j-th thread of its node, holding
-// the initial state.
+// Start creates the backup threads, holding the initial state: object i's
+// k-th backup lives on the node at slot (slot(i) + 1 + k) mod N (the paper's
+// Fig. 4), or with Spread at slot(i) + 1 + (j + k) mod (N − 1) for the j-th
+// thread of its node; with an Offset o, k counts from o − 1.
 func (p *Protocol) Start() {
 	rt := p.RT
 	p.th = make([]thread, rt.NumObjects())
@@ -453,7 +457,7 @@ func (p *Protocol) setUp(stateless map[sim.ObjID]bool) {
 		}
 		size := rt.ModeledSize(id)
 		for k := range nb {
-			node := slots[(s+1+(j+k)%(len(slots)-1))%len(slots)]
+			node := slots[(s+1+(p.skip()+j+k)%(len(slots)-1))%len(slots)]
 			ck := &ckptData{act: t.ord.act, initial: true, size: size, pst: t.pst.clone(), processed: newIDSet()}
 			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck}
 			t.backups = append(t.backups, bk)
@@ -1467,8 +1471,13 @@ func (p *Protocol) placeBackup(id sim.ObjID) (sim.NodeID, bool) {
 	return p.placeBackupFrom(id, p.RT.NodeOf(id))
 }
 
-// placeBackupFrom picks the next live node after home, by rotation over the
-// surviving slots, that holds neither the thread nor another of its backups.
+// skip is the number of slots the rotation passes over after a thread's own
+// before its first backup: Config.Offset − 1.
+func (p *Protocol) skip() int { return max(p.cfg.Offset, 1) - 1 }
+
+// placeBackupFrom picks the next live node after home (Offset nodes after it
+// first), by rotation over the surviving slots, that holds neither the thread
+// nor another of its backups.
 func (p *Protocol) placeBackupFrom(id sim.ObjID, home sim.NodeID) (sim.NodeID, bool) {
 	slots := p.RT.Slots()
 	start := p.RT.SlotIndex(home)
@@ -1476,7 +1485,7 @@ func (p *Protocol) placeBackupFrom(id sim.ObjID, home sim.NodeID) (sim.NodeID, b
 		start = 0
 	}
 	for j := 1; j <= len(slots); j++ {
-		n := slots[(start+j)%len(slots)]
+		n := slots[(start+p.skip()+j)%len(slots)]
 		if n == home || !p.RT.Alive(n) {
 			continue
 		}
