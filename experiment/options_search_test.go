@@ -105,3 +105,32 @@ func TestRandomFailuresHighRate(t *testing.T) {
 	}
 	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds, []float64{1.5})
 }
+
+// offsetProtocols keep a node's copies two nodes further, out of its
+// failure domain when nodes fail in pairs (chassisPairs).
+var offsetProtocols = []searchProtocol{
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, "protocol.buddy_offset=2", period}, nil},
+	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", "protocol.buddy_offset=2", period}, nil},
+	{"mlog", []string{`protocol.restart="basic"`, "protocol.buddy_offset=2", period}, nil},
+	{"dps", []string{"protocol.every=5", "protocol.backup_offset=2"}, nil},
+	{"dps", []string{"protocol.every=3", "protocol.backups=2", "protocol.backup_offset=3"}, nil},
+}
+
+// TestRandomFailuresChassis runs the variants of both searches, and each
+// protocol with its copies two nodes further (offsetProtocols), on
+// searchClusters whose nodes also fail in pairs (chassisPairs), at a node
+// MTBF of 12 fault-free runs: 1 seed per case by default, 40 with
+// FTSIM_SEARCH=1. A pair's failure takes a node with its neighbour, and
+// often with the node that holds its copies.
+func TestRandomFailuresChassis(t *testing.T) {
+	seeds := 1
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		seeds = 40
+	}
+	var clusters [][]string
+	for _, c := range searchClusters {
+		clusters = append(clusters, append(slices.Clone(c), chassisPairs))
+	}
+	ps := append(append(slices.Clone(searchProtocols), optionProtocols...), offsetProtocols...)
+	searchRandomFailures(t, ps, clusters, seeds, []float64{12})
+}

@@ -116,14 +116,22 @@ var searchMTBFs = []float64{4, 12}
 // spare pool a quarter of the fault-free run after it failed.
 const repairQuarter = "cluster.repair=FF/4"
 
+// chassisPairs, among a cluster's keys, groups its nodes in failure domains
+// of two, each failing as a whole at a mean interval of four fault-free runs.
+const chassisPairs = "failures.group_mtbf=4FF"
+
 // overrides are the keys of the case's scenario with the given seed,
 // checkpoint period (for "PERIOD") and failure keys; the cluster's keys
-// (but repairQuarter, which prepare applies) come after the failure keys
-// and may override them.
+// (but repairQuarter and chassisPairs' MTBF, which prepare applies) come
+// after the failure keys and may override them.
 func (c searchCase) overrides(seed int, period string, failureKeys []string) []string {
 	over := append([]string{"workload.kind=" + c.workload, "protocol.kind=" + c.protocol.kind, fmt.Sprintf("seed=%d", seed)}, failureKeys...)
 	for _, k := range c.cluster {
-		if k != repairQuarter {
+		switch k {
+		case repairQuarter:
+		case chassisPairs:
+			over = append(over, "failures.group_size=2")
+		default:
 			over = append(over, k)
 		}
 	}
@@ -196,7 +204,8 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 // (the cluster's keys come after them and may override them), prepares it,
 // and returns the point and the longer of its baseline and fault-free run.
 // A cluster with repairQuarter repairs failed nodes a quarter of that time
-// after they fail; with heartbeats, the period is a 50th of it and the
+// after they fail, one with chassisPairs fails its pairs of nodes four
+// times that time apart on average; with heartbeats, the period is a 50th of it and the
 // timeout a 15th.
 func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Point, sim.Time) {
 	t.Helper()
@@ -212,6 +221,9 @@ func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Poi
 	ff := max(p.FaultFree, p.Baseline)
 	if repair {
 		p.Scenario.Cluster.Repair = scenarios.Duration(ff / 4)
+	}
+	if slices.Contains(c.cluster, chassisPairs) {
+		p.Scenario.Failures.GroupMTBF = scenarios.Duration(4 * ff)
 	}
 	if p.Scenario.Detection.Mode == "heartbeat" {
 		p.Scenario.Detection.Period, p.Scenario.Detection.Timeout = scenarios.Duration(ff/50), scenarios.Duration(ff/15)
