@@ -1,16 +1,26 @@
 package experiment
 
-import "ftsim/scenarios"
+import (
+	"fmt"
+
+	"ftsim/models/cpr"
+	"ftsim/scenarios"
+)
 
 // Caveat says what a point's results would not show by themselves: that its
 // protocol keeps no copy of a node's state where the node's failure leaves
 // it, so every failure restarts the run from its initial state, as without
-// protocol. Such a configuration is valid (and the runs are correct), but a
-// reader comparing protocols should know that the protocol could not act.
-// Empty when failures cannot strike or the protocol can recover.
+// protocol; or, with failure domains, that a domain holds a node with all its
+// copies, so that the domain's failures restart the run. Such a
+// configuration is valid (and the runs are correct), but a reader comparing
+// protocols should know that the protocol could not act. Empty when failures
+// cannot strike or the protocol can recover.
 func Caveat(s *scenarios.Scenario) string {
 	if s.Failures.Distribution == "none" {
 		return ""
+	}
+	if c := domainCaveat(s); c != "" {
+		return c
 	}
 	one := s.Cluster.Nodes == 1
 	switch s.Protocol.Kind() {
@@ -35,4 +45,71 @@ func Caveat(s *scenarios.Scenario) string {
 		}
 	}
 	return ""
+}
+
+// domainCaveat says which node's copies share its failure domain when the
+// protocol keeps them on nodes further in rank order (cpr's buddy tier
+// without a PFS level, mlog's buddy, dps's backups): that domain's failure
+// takes them all.
+func domainCaveat(s *scenarios.Scenario) string {
+	f, n := s.Failures, s.Cluster.Nodes
+	if f.GroupMTBF <= 0 || n < 2 {
+		return ""
+	}
+	var key string
+	offset, copies := 1, 1
+	switch s.Protocol.Kind() {
+	case "cpr":
+		cfg, err := cprConfig(s)
+		if err != nil {
+			return ""
+		}
+		buddy := false
+		for _, l := range cfg.Levels {
+			if l.Tier == cpr.PFS {
+				return "" // the PFS copy survives any domain
+			}
+			buddy = buddy || l.Tier == cpr.Buddy
+		}
+		if !buddy {
+			return "" // LostWithNode's caveat says more
+		}
+		key, offset = "buddy_offset", max(cfg.BuddyOffset, 1)
+	case "mlog":
+		cfg, err := mlogConfig(s)
+		if err != nil {
+			return ""
+		}
+		key, offset = "buddy_offset", max(cfg.BuddyOffset, 1)
+	case "dps":
+		cfg, err := dpsConfig(s)
+		if err != nil || cfg.Backups < 1 {
+			return ""
+		}
+		key, offset, copies = "backup_offset", max(cfg.Offset, 1), min(cfg.Backups, n-1)
+	default:
+		return ""
+	}
+	node := copiesShareDomain(n, f.GroupSize, offset, copies)
+	if node < 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: node %d and every node that holds its copies (protocol.%s = %d) are in one failure domain of %d nodes; that domain's failure restarts the run from scratch",
+		s.Protocol.Kind(), node, key, offset, f.GroupSize)
+}
+
+// copiesShareDomain returns the first of nodes nodes whose copies, on the
+// count nodes offset, offset+1, ... places further in rank order (wrapping
+// around), all lie in its own failure domain of size consecutive nodes, or
+// -1 if none does.
+func copiesShareDomain(nodes, size, offset, count int) int {
+	for s := range nodes {
+		a := (s + offset) % nodes
+		e := a + count - 1
+		lo := s / size * size
+		if e < nodes && a >= lo && e < lo+size {
+			return s
+		}
+	}
+	return -1
 }

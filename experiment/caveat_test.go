@@ -68,3 +68,65 @@ func TestCaveat(t *testing.T) {
 		}
 	}
 }
+
+// TestDomainCaveat checks what Caveat says of copies kept in a node's failure
+// domain, and that it is true: failing every node of the domain it names at
+// once, halfway through the fault-free run, restarts the run from scratch.
+// When it names none, cpr and dps recover from the failure of node 0's
+// domain; mlog's restart handles one failure at a time beyond the cases of
+// its multiple-failure extension, so four at once may still restart it.
+func TestDomainCaveat(t *testing.T) {
+	const msg = "%s: node %d and every node that holds its copies (protocol.%s = %d) are in one failure domain of 4 nodes; that domain's failure restarts the run from scratch"
+	for _, c := range []struct {
+		protocol []string
+		node     int // -1: no caveat
+		key      string
+		offset   int
+	}{
+		{[]string{"protocol.kind=cpr", `protocol.tier="buddy"`}, 0, "buddy_offset", 1},
+		{[]string{"protocol.kind=cpr", `protocol.tier="buddy"`, "protocol.buddy_offset=3"}, 0, "buddy_offset", 3},
+		{[]string{"protocol.kind=cpr", `protocol.tier="buddy"`, "protocol.buddy_offset=4"}, -1, "", 0},
+		{[]string{"protocol.kind=cpr", `protocol.tier="buddy"`, "protocol.buddy_offset=6"}, 2, "buddy_offset", 6}, // 2 → 0
+		{[]string{"protocol.kind=cpr", `protocol.levels=[{tier="buddy", every=1}, {tier="pfs", every=2}]`}, -1, "", 0},
+		{[]string{"protocol.kind=mlog"}, 0, "buddy_offset", 1},
+		{[]string{"protocol.kind=mlog", "protocol.multi_failure=true", "protocol.buddy_offset=4"}, -1, "", 0},
+		{[]string{"protocol.kind=dps", "protocol.every=3", "protocol.backups=2"}, 0, "backup_offset", 1},
+		{[]string{"protocol.kind=dps", "protocol.every=3", "protocol.backups=2", "protocol.backup_offset=3"}, -1, "", 0}, // 0 → 3, 4
+		{[]string{"protocol.kind=dps", "protocol.every=3", "protocol.backup_offset=4"}, -1, "", 0},
+	} {
+		over := []string{"cluster.nodes=8", "cluster.spares=4", "detection.mode=oracle", `storage.pfs_latency="1us"`,
+			`failures.distribution="exponential"`, "failures.group_size=4", `failures.group_mtbf="1h"`, "workload.kind=life", "workload.width=48", "workload.height=48",
+			"workload.generations=30"}
+		s, err := scenarios.Parse("caveat.toml", []byte(`name = "caveat"`), append(append(over, c.protocol...), `protocol.period="30us"`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if c.node >= 0 {
+			want = fmt.Sprintf(msg, s.Protocol.Kind(), c.node, c.key, c.offset)
+		}
+		if got := Caveat(s); got != want {
+			t.Errorf("%v: caveat %q, want %q", c.protocol, got, want)
+		}
+		p, err := Prepare(s)
+		if err != nil {
+			t.Fatalf("%v: %v", c.protocol, err)
+		}
+		failedAt := scenarios.Duration(p.FaultFree / 2)
+		f := &p.Scenario.Failures
+		f.Distribution, f.GroupMTBF, f.Scripted = "scripted", 0, nil
+		for n := max(c.node, 0) / 4 * 4; n < max(c.node, 0)/4*4+4; n++ {
+			f.Scripted = append(f.Scripted, scenarios.ScriptedFailure{Node: n, At: failedAt})
+		}
+		r, err := p.Run(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Failures != 4 || !r.DigestOK {
+			t.Fatalf("%v: %d failures, digest_ok %v: %s", c.protocol, r.Failures, r.DigestOK, r.Note)
+		}
+		if scratch := r.Restarts > 0; scratch != (want != "") && (want != "" || s.Protocol.Kind() != "mlog") {
+			t.Errorf("%v: domain of node %d failed: %d restarts from scratch, caveat %q (%s)", c.protocol, c.node, r.Restarts, want, r.Note)
+		}
+	}
+}

@@ -210,6 +210,15 @@ type dpsParams struct {
 }
 
 func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
+	cfg, err := dpsConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	return validMaker(cfg, dps.New), nil
+}
+
+// dpsConfig decodes and checks the [protocol] keys of kind "dps".
+func dpsConfig(s *scenarios.Scenario) (dps.Config, error) {
 	sec := s.Protocol
 	d := dps.DefaultConfig()
 	p := dpsParams{Backups: int64(d.Backups), Every: d.Every, Period: scenarios.Duration(d.Period),
@@ -219,34 +228,34 @@ func buildDPS(s *scenarios.Scenario) (protocolMaker, error) {
 		// not reproduce (dps.Config.LogOrder)
 		LogOrder: s.Workload.Kind() == "pida", Offset: 1}
 	if err := sec.Decode(&p); err != nil {
-		return nil, err
+		return dps.Config{}, err
 	}
 	if err := checkOffset(s, "backup_offset", p.Offset); err != nil {
-		return nil, err
+		return dps.Config{}, err
 	}
 	cfg := dps.Config{Backups: int(p.Backups), Every: p.Every, EveryProgress: p.EveryProgress, Period: sim.Time(p.Period),
 		AutoStateless: p.AutoStateless, Shrink: p.Shrink, HeaderBytes: p.HeaderBytes, EntryBytes: p.EntryBytes, LogOrder: p.LogOrder, Spread: p.Spread,
 		Offset: int(p.Offset)}
 	if len(p.Stateless) > 0 && s.Workload.Kind() != "farm" {
-		return nil, sec.Errorf("stateless", "stateless threads are a task farm's workers (workload farm), not %s's objects", s.Workload.Kind())
+		return dps.Config{}, sec.Errorf("stateless", "stateless threads are a task farm's workers (workload farm), not %s's objects", s.Workload.Kind())
 	}
 	for i, id := range p.Stateless {
 		if id < 0 || id > math.MaxInt32 {
-			return nil, sec.Errorf("stateless", "entry %d: %d is not an object id (0 to the workload's objects − 1)", i, id)
+			return dps.Config{}, sec.Errorf("stateless", "entry %d: %d is not an object id (0 to the workload's objects − 1)", i, id)
 		}
 		cfg.Stateless = append(cfg.Stateless, sim.ObjID(id))
 	}
 	if _, err := dps.New(cfg); err != nil {
-		return nil, sec.Errorf("", "%v", err) // located at the key the message starts with
+		return dps.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	// Only when asked for: the default single backup on a one-node cluster
 	// has nowhere to go and quietly runs without.
 	if sec.Has("backups") {
 		if err := cfg.CheckNodes(s.Cluster.Nodes); err != nil {
-			return nil, sec.Errorf("", "%v", err)
+			return dps.Config{}, sec.Errorf("", "%v", err)
 		}
 	}
-	return validMaker(cfg, dps.New), nil
+	return cfg, nil
 }
 
 // mlogParams are the [protocol] keys of kind "mlog".
