@@ -1,13 +1,15 @@
 package experiment
 
 import (
+	"math"
+	"slices"
+
 	"ftsim/models/abft"
 	"ftsim/models/cpr"
 	"ftsim/models/dps"
 	"ftsim/models/mlog"
 	"ftsim/scenarios"
 	"ftsim/sim"
-	"math"
 )
 
 // cprParams are the [protocol] keys of kind "cpr".
@@ -106,6 +108,9 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 			return cpr.Config{}, sec.Errorf("levels", "%v", err)
 		}
 		cfg.Levels = append(cfg.Levels, cpr.Level{Tier: t, Every: int(l.Every)})
+	}
+	if sec.Has("buddy_offset") && !slices.ContainsFunc(cfg.Levels, func(l cpr.Level) bool { return l.Tier == cpr.Buddy }) {
+		return cpr.Config{}, sec.Errorf("buddy_offset", "places the copies of the buddy tier, and no level is buddy")
 	}
 	if (cfg.Policy == cpr.PolicyYoung || cfg.Policy == cpr.PolicyDaly || cfg.Policy == cpr.PolicyAuto) && cfg.PlatformMTBF == 0 {
 		// no failure rate to optimise for (no failures, a trace or a script):

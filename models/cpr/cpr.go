@@ -263,8 +263,8 @@ func (p *Protocol) EstimateCost() sim.Time {
 		case Memory:
 			total = max(total, sim.TransferTime(worst, cfg.MemBandwidth))
 		case Buddy:
-			// its own copy in memory, and one over the network to the next
-			// slot's node (none to itself when it is the only one)
+			// its own copy in memory, and one over the network to its buddy
+			// (none when it is the only node)
 			total = max(total, sim.TransferTime(worst, cfg.MemBandwidth))
 			for _, n := range rt.Slots() {
 				if to := rt.SlotPartner(n, p.cfg.BuddyOffset); to != sim.None {
