@@ -52,64 +52,89 @@ func Caveat(s *scenarios.Scenario) string {
 // without a PFS level, mlog's buddy, dps's backups): that domain's failure
 // takes them all.
 func domainCaveat(s *scenarios.Scenario) string {
-	f, n := s.Failures, s.Cluster.Nodes
-	if f.GroupMTBF <= 0 || n < 2 {
+	d := sharedDomains(s)
+	if d.domains == 0 {
 		return ""
 	}
-	var key string
-	offset, copies := 1, 1
+	return fmt.Sprintf("%s: node %d and every node that holds its copies (protocol.%s = %d) are in one failure domain of %d nodes; that domain's failure restarts the run from scratch",
+		s.Protocol.Kind(), d.first, d.key, d.offset, s.Failures.GroupSize)
+}
+
+// domainLoss describes the failure domains that hold a node with every node
+// that keeps its copies (the protocol's key and offset placing them).
+type domainLoss struct {
+	key     string
+	offset  int
+	first   int // the first such node
+	domains int // how many domains hold one; 0 when none does
+}
+
+// sharedDomains finds the failure domains whose failure takes a node with
+// all its copies, for the protocols that keep them on nodes further in rank
+// order (cpr's buddy tier without a PFS level, mlog's buddy, dps's
+// backups); none without group failures.
+func sharedDomains(s *scenarios.Scenario) domainLoss {
+	f, n := s.Failures, s.Cluster.Nodes
+	if f.GroupMTBF <= 0 || n < 2 || s.Failures.Distribution == "none" {
+		return domainLoss{}
+	}
+	d := domainLoss{key: "buddy_offset"}
+	copies := 1
 	switch s.Protocol.Kind() {
 	case "cpr":
 		cfg, err := cprConfig(s)
 		if err != nil {
-			return ""
+			return domainLoss{}
 		}
 		buddy := false
 		for _, l := range cfg.Levels {
 			if l.Tier == cpr.PFS {
-				return "" // the PFS copy survives any domain
+				return domainLoss{} // the PFS copy survives any domain
 			}
 			buddy = buddy || l.Tier == cpr.Buddy
 		}
 		if !buddy {
-			return "" // LostWithNode's caveat says more
+			return domainLoss{} // LostWithNode's caveat says more
 		}
-		key, offset = "buddy_offset", max(cfg.BuddyOffset, 1)
+		d.offset = max(cfg.BuddyOffset, 1)
 	case "mlog":
 		cfg, err := mlogConfig(s)
 		if err != nil {
-			return ""
+			return domainLoss{}
 		}
-		key, offset = "buddy_offset", max(cfg.BuddyOffset, 1)
+		d.offset = max(cfg.BuddyOffset, 1)
 	case "dps":
 		cfg, err := dpsConfig(s)
 		if err != nil || cfg.Backups < 1 {
-			return ""
+			return domainLoss{}
 		}
-		key, offset, copies = "backup_offset", max(cfg.Offset, 1), min(cfg.Backups, n-1)
+		d.key, d.offset, copies = "backup_offset", max(cfg.Offset, 1), min(cfg.Backups, n-1)
 	default:
-		return ""
+		return domainLoss{}
 	}
-	node := copiesShareDomain(n, f.GroupSize, offset, copies)
-	if node < 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s: node %d and every node that holds its copies (protocol.%s = %d) are in one failure domain of %d nodes; that domain's failure restarts the run from scratch",
-		s.Protocol.Kind(), node, key, offset, f.GroupSize)
+	d.first, d.domains = copiesShareDomain(n, f.GroupSize, d.offset, copies)
+	return d
 }
 
 // copiesShareDomain returns the first of nodes nodes whose copies, on the
 // count nodes offset, offset+1, ... places further in rank order (wrapping
-// around), all lie in its own failure domain of size consecutive nodes, or
-// -1 if none does.
-func copiesShareDomain(nodes, size, offset, count int) int {
+// around), all lie in its own failure domain of size consecutive nodes (-1
+// if none does), and the number of domains that hold such a node.
+func copiesShareDomain(nodes, size, offset, count int) (first, domains int) {
+	first, last := -1, -1
 	for s := range nodes {
 		a := (s + offset) % nodes
 		e := a + count - 1
 		lo := s / size * size
 		if e < nodes && a >= lo && e < lo+size {
-			return s
+			if first < 0 {
+				first = s
+			}
+			if lo != last {
+				domains++
+				last = lo
+			}
 		}
 	}
-	return -1
+	return first, domains
 }

@@ -98,8 +98,16 @@ func (p *Point) Predictions() []Prediction {
 	if pr, ok := p.ffProto.(*cpr.Protocol); ok && pr.Interval() > 0 {
 		tau := pr.Interval().Seconds()
 		add("interval in use τ", tau, "s", "", "", false)
+		// failure domains that hold a node with its buddy make their
+		// failures restart the run: the fraction ρ of failures that do
+		fatal := sharedDomains(s)
+		rho := float64(fatal.domains) / s.Failures.GroupMTBF.Seconds() / lambda
+		if fatal.domains > 0 {
+			add("periodic checkpoint, domain failures fatal (exact)", cpr.PeriodicMeanFatal(lambda, rho, T, tau, c, 0, R, restart), "s",
+				"E_k = A + B·E_{k+1} + G·E_0 over segments", fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", rho, fatal.domains, c, R, restart), true)
+		}
 		add("periodic checkpoint (exact)", cpr.PeriodicMean(lambda, T, tau, c, 0, R), "s",
-			"Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), true)
+			"Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), fatal.domains == 0)
 		waste := cpr.FirstOrderWaste(c, tau+c, 0, R, mu)
 		add("first-order waste", T/(1-waste), "s", "T / (1 − WASTE)", fmt.Sprintf("WASTE=%.4g", waste), true)
 		add("Daly wall time", cpr.DalyWallTime(tau, c, mu, R, T), "s", "μe^{R/μ}(e^{(τ+C)/μ} − 1)T/τ", "", true)

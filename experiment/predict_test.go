@@ -16,6 +16,12 @@ func TestPredictionsByProtocol(t *testing.T) {
 		makespan string   // the one flagged as a makespan prediction first
 	}{
 		{"cpr", []string{"protocol.period=0.3s"}, []string{"periodic checkpoint (exact)", "t'_c (Chakravorty–Kalé, worst case)"}, "periodic checkpoint (exact)"},
+		// pairs of nodes fail together: next door, a pair holds a node and
+		// its buddy; two nodes further, never
+		{"cpr", []string{"protocol.period=0.3s", "protocol.tier=buddy", "failures.group_size=2", "failures.group_mtbf=16s"},
+			[]string{"periodic checkpoint (exact)"}, "periodic checkpoint, domain failures fatal (exact)"},
+		{"cpr", []string{"protocol.period=0.3s", "protocol.tier=buddy", "protocol.buddy_offset=2", "failures.group_size=2", "failures.group_mtbf=16s"},
+			[]string{"periodic checkpoint (exact)"}, "periodic checkpoint (exact)"},
 		{"mlog", []string{"protocol.period=0.3s", "protocol.restart=fast"}, []string{"α (measured slowdown)", "t'_c at the same interval", "α threshold (mlog wins below)"}, "t'_ml (Chakravorty–Kalé, worst case)"},
 		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
 		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
@@ -43,6 +49,12 @@ func TestPredictionsByProtocol(t *testing.T) {
 			}
 			if first != tc.makespan {
 				t.Errorf("first makespan prediction %q, want %q", first, tc.makespan)
+			}
+			if fatal, ok := byName["periodic checkpoint, domain failures fatal (exact)"]; ok {
+				// 2 domains at 1/16 s⁻¹ each among 4/8 + 2/16 s⁻¹ of failures
+				if !strings.HasPrefix(fatal.Inputs, "ρ=0.2 (2 domains)") || !(fatal.Value > byName["periodic checkpoint (exact)"].Value) {
+					t.Errorf("%s %.6g s (%s), without fatal failures %.6g s", fatal.Name, fatal.Value, fatal.Inputs, byName["periodic checkpoint (exact)"].Value)
+				}
 			}
 			switch tc.kind {
 			case "mlog":

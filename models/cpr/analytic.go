@@ -240,6 +240,71 @@ func PeriodicMean(lambda, Wtot, tau, C, D, R float64) float64 {
 	return m
 }
 
+// PeriodicMeanFatal is the exact expected wall time of the periodic schedule of
+// PeriodicMean when each failure is, independently with probability rho, fatal:
+// it destroys every checkpoint (a failure domain that holds a node and the
+// partner that keeps its copy), so the run starts again from its beginning
+// after a recovery R0 (a restart, with nothing to read back); the other
+// failures roll back to the last checkpoint after a recovery R. A failure
+// during either recovery costs D and restarts it, a fatal one as a restart
+// from the beginning. rho = 0 gives PeriodicMean; rho = 1 with R0 = R gives
+// ScratchMean of the work and checkpoints together. Invalid inputs (rho
+// outside [0, 1], tau ≤ 0, negative values) give NaN.
+//
+// Derivation. Let E_k be the expected time from the start of segment k
+// (segments 0..K−1, E_K = 0) to the end of the run, a its block W + C,
+// p = e^{−λa}, q = e^{−λR}, and Q0 = e^{λR0}(D + 1/λ) − 1/λ the expected time
+// from a fatal failure to the start of segment 0 (D, then attempts at R0
+// restarted by every failure). From a non-fatal failure in segment k the
+// remaining time H_k satisfies, conditioning on the first attempt at R
+// (success with probability q, else a failure after E[min(F, R) | F < R],
+// fatal with probability rho),
+//
+//	H_k = D + q(R + E_k) + (1 − q)[E[Y_R] + (1 − ρ)H_k + ρ(Q0 + E_0)],
+//
+// so with β = q + ρ(1 − q) and qR + (1 − q)E[Y_R] = (1 − q)/λ,
+// H_k = [D + (1 − q)/λ + qE_k + (1 − q)ρ(Q0 + E_0)]/β. The segment itself gives
+//
+//	E_k = (1 − p)/λ + pE_{k+1} + (1 − p)[(1 − ρ)H_k + ρ(Q0 + E_0)],
+//
+// which is affine: E_k = A + B E_{k+1} + G E_0 with L = 1 − (1 − p)(1 − ρ)q/β,
+// A = (1 − p)[1/λ + (1 − ρ)(D + (1 − q)/λ + (1 − q)ρQ0)/β + ρQ0]/L,
+// B = p/L and G = (1 − p)[(1 − ρ)(1 − q)ρ/β + ρ]/L. Folding the segments from
+// the last one gives E_0 = α + γE_0, so E_0 = α/(1 − γ). (With ρ = 0, L = p and
+// B = 1: E_k − E_{k+1} is SegmentMean.)
+func PeriodicMeanFatal(lambda, rho, Wtot, tau, C, D, R, R0 float64) float64 {
+	if invalid(lambda, rho, Wtot, tau, C, D, R, R0) || tau == 0 || rho > 1 {
+		return math.NaN()
+	}
+	if rho == 0 || lambda == 0 {
+		return PeriodicMean(lambda, Wtot, tau, C, D, R)
+	}
+	q := math.Exp(-lambda * R)
+	beta := q + rho*(1-q)
+	q0 := math.Exp(lambda*R0)*(D+1/lambda) - 1/lambda
+	// step returns A, B and G of a segment of block a
+	step := func(a float64) (A, B, G float64) {
+		f := -math.Expm1(-lambda * a) // 1 − p
+		L := 1 - f*(1-rho)*q/beta
+		A = f * (1/lambda + (1-rho)*(D+(1-q)/lambda+(1-q)*rho*q0)/beta + rho*q0) / L
+		return A, (1 - f) / L, f * ((1-rho)*(1-q)*rho/beta + rho) / L
+	}
+	full, last := periodicSplit(Wtot, tau)
+	alpha, _, gamma := step(last) // the last segment: E_K = 0
+	if full > 0 {
+		// full identical segments fold as a geometric series: after n of
+		// them, α_n = A(1 + B + … + B^{n−1}) + B^n α_0 (γ likewise)
+		A, B, G := step(tau + C)
+		bn := math.Pow(B, full)
+		sum := full
+		if 1-B > 1e-12 {
+			sum = -math.Expm1(full*math.Log(B)) / (1 - B)
+		}
+		alpha, gamma = A*sum+bn*alpha, G*sum+bn*gamma
+	}
+	return alpha / (1 - gamma)
+}
+
 // PeriodicVariance is the variance of the wall time of the periodic schedule of
 // PeriodicMean: segments are independent, so it is the sum of their SegmentVariance.
 func PeriodicVariance(lambda, Wtot, tau, C, D, R float64) float64 {

@@ -202,6 +202,94 @@ func TestPeriodic(t *testing.T) {
 	}
 }
 
+// simulateFatal draws one run of the process PeriodicMeanFatal describes:
+// blocks of a each (the last one last), failures at rate lambda, each fatal
+// with probability rho (back to block 0 after recoveries of R0) or not (back
+// to the failed block after recoveries of R); a failure in a recovery costs D
+// and restarts it, as a restart from the beginning if it is fatal.
+func simulateFatal(rng *rand.Rand, lambda, rho float64, blocks []float64, D, R, R0 float64) float64 {
+	total, k := 0.0, 0
+	for k < len(blocks) {
+		if t := rng.ExpFloat64() / lambda; t >= blocks[k] {
+			total += blocks[k]
+			k++
+			continue
+		} else {
+			total += t + D
+		}
+		rec := R
+		if rng.Float64() < rho {
+			rec, k = R0, 0
+		}
+		for {
+			if t := rng.ExpFloat64() / lambda; t >= rec {
+				total += rec
+				break
+			} else {
+				total += t + D
+			}
+			if rng.Float64() < rho {
+				rec, k = R0, 0
+			}
+		}
+	}
+	return total
+}
+
+// PeriodicMeanFatal is PeriodicMean without fatal failures and ScratchMean of
+// the whole schedule when every failure is fatal, and matches a Monte Carlo
+// of its process in between within 4 standard errors.
+func TestPeriodicMeanFatal(t *testing.T) {
+	lambda, C, D, R := 0.1, 0.5, 0.2, 0.3
+	if m, want := PeriodicMeanFatal(lambda, 0, 7, 2, C, D, R, 0.1), PeriodicMean(lambda, 7, 2, C, D, R); m != want {
+		t.Errorf("ρ = 0: %.15g, want PeriodicMean %.15g", m, want)
+	}
+	// every failure fatal, R0 = R: one block of all the work and the three
+	// checkpoints, restarted from scratch
+	if m, want := PeriodicMeanFatal(lambda, 1, 7, 2, C, D, R, R), ScratchMean(lambda, 7+3*C, D, R); !relClose(m, want, 1e-12) {
+		t.Errorf("ρ = 1: %.15g, want ScratchMean %.15g", m, want)
+	}
+	if m, want := PeriodicMeanFatal(lambda, 0.5, 1.5, 2, C, D, R, R), ScratchMean(lambda, 1.5, D, R); !relClose(m, want, 1e-12) {
+		t.Errorf("one segment: %.15g, want ScratchMean %.15g", m, want)
+	}
+	for _, bad := range [][8]float64{{lambda, -0.1, 7, 2, C, D, R, R}, {lambda, 1.1, 7, 2, C, D, R, R}, {lambda, 0.5, 7, 0, C, D, R, R}} {
+		if m := PeriodicMeanFatal(bad[0], bad[1], bad[2], bad[3], bad[4], bad[5], bad[6], bad[7]); !math.IsNaN(m) {
+			t.Errorf("PeriodicMeanFatal%v = %g, want NaN", bad, m)
+		}
+	}
+	for i, tc := range []struct {
+		lambda, rho, Wtot, tau, C, D, R, R0 float64
+	}{
+		{0.5, 0.2, 7, 1, 0.2, 0.1, 0.3, 0.1},
+		{0.2, 0.05, 20, 2, 0.5, 0, 0.4, 0.2},
+		{1, 0.5, 3, 0.5, 0.1, 0.2, 0.2, 0.3},
+		{0.3, 0.9, 6, 1.5, 0.3, 0, 0.1, 0},
+	} {
+		var blocks []float64
+		full, last := periodicSplit(tc.Wtot, tc.tau)
+		for range int(full) {
+			blocks = append(blocks, tc.tau+tc.C)
+		}
+		blocks = append(blocks, last)
+		rng := rand.New(rand.NewPCG(7, uint64(i)))
+		const n = 100000
+		var sum, sum2 float64
+		for range n {
+			x := simulateFatal(rng, tc.lambda, tc.rho, blocks, tc.D, tc.R, tc.R0)
+			sum += x
+			sum2 += x * x
+		}
+		mean := sum / n
+		se := math.Sqrt((sum2 - n*mean*mean) / (n - 1) / n)
+		want := PeriodicMeanFatal(tc.lambda, tc.rho, tc.Wtot, tc.tau, tc.C, tc.D, tc.R, tc.R0)
+		if math.Abs(mean-want) > 4*se {
+			t.Errorf("%+v: Monte Carlo mean %.6g, model %.6g (4 SE = %.3g)", tc, mean, want, 4*se)
+		}
+		t.Logf("%+v: Monte Carlo %.6g ± %.3g, model %.6g, without fatal failures %.6g", tc, mean, se, want,
+			PeriodicMean(tc.lambda, tc.Wtot, tc.tau, tc.C, tc.D, tc.R))
+	}
+}
+
 func TestLambertW0(t *testing.T) {
 	tests := []struct {
 		z, want float64
