@@ -72,10 +72,11 @@ type domainLoss struct {
 // sharedDomains finds the failure domains whose failure takes a node with
 // all its copies, for the protocols that keep them on nodes further in rank
 // order (cpr's buddy tier without a PFS level, mlog's buddy, dps's
-// backups); none without group failures.
+// backups); none without group failures (which the validator allows with
+// the exponential and weibull distributions only).
 func sharedDomains(s *scenarios.Scenario) domainLoss {
 	f, n := s.Failures, s.Cluster.Nodes
-	if f.GroupMTBF <= 0 || n < 2 || s.Failures.Distribution == "none" {
+	if f.GroupMTBF <= 0 || n < 2 {
 		return domainLoss{}
 	}
 	d := domainLoss{key: "buddy_offset"}

@@ -101,8 +101,8 @@ func (p *Point) Predictions() []Prediction {
 		// failure domains that hold a node with its buddy make their
 		// failures restart the run: the fraction ρ of failures that do
 		fatal := sharedDomains(s)
-		rho := float64(fatal.domains) / s.Failures.GroupMTBF.Seconds() / lambda
 		if fatal.domains > 0 {
+			rho := float64(fatal.domains) / s.Failures.GroupMTBF.Seconds() / lambda
 			add("periodic checkpoint, domain failures fatal (exact)", cpr.PeriodicMeanFatal(lambda, rho, T, tau, c, 0, R, restart), "s",
 				"E_k = A + B·E_{k+1} + G·E_0 over segments", fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", rho, fatal.domains, c, R, restart), true)
 		}

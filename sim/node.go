@@ -91,9 +91,9 @@ func (rt *Runtime) SlotIndex(n NodeID) int {
 // SlotPartner returns the node offset places after n in the slots' rank
 // order, wrapping around, or None when n is not a slot or the only one. An
 // offset that is a multiple of the slot count (or below 1) counts as 1, so
-// that n is never its own partner. Protocols keep a node's remote copies on its partner:
-// offset 1 is its rank neighbour, a larger one can leave its failure domain
-// (Config.GroupSize).
+// that n is never its own partner. Protocols keep a node's remote copies on
+// its partner: offset 1 is its rank neighbour, a larger one can leave its
+// failure domain (Config.GroupSize).
 func (rt *Runtime) SlotPartner(n NodeID, offset int) NodeID {
 	i, k := rt.SlotIndex(n), len(rt.slots)
 	if i < 0 || k < 2 {
