@@ -94,10 +94,7 @@ func drawFailures(rng *rand.Rand, p *Point, ff sim.Time) {
 // short) replaces the random failures by a burst plan (burstPlans) on
 // other machines.
 func TestRandomFailuresRandomMachines(t *testing.T) {
-	seeds := 1
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(1, 40)
 	first := 1
 	if v := os.Getenv("FTSIM_MACHINE_SEEDS"); v != "" {
 		if _, err := fmt.Sscan(v, &first); err != nil {

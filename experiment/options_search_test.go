@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"os"
 	"slices"
 	"testing"
 )
@@ -31,10 +30,7 @@ var optionProtocols = []searchProtocol{
 // TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over
 // optionProtocols: 1 seed per case by default, 40 with FTSIM_SEARCH=1.
 func TestRandomFailuresProtocolOptions(t *testing.T) {
-	seeds := 1
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(1, 40)
 	searchRandomFailures(t, optionProtocols, searchClusters, seeds, searchMTBFs)
 }
 
@@ -52,10 +48,7 @@ var smallClusters = [][]string{
 // case by default, 40 with FTSIM_SEARCH=1. On one node dps has no backup
 // and abft no surviving neighbour: a failure restarts them from scratch.
 func TestRandomFailuresSmallClusters(t *testing.T) {
-	seeds := 1
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(1, 40)
 	var ps []searchProtocol
 	for _, p := range append(slices.Clone(searchProtocols), optionProtocols...) {
 		if !slices.Contains(p.keys, "protocol.backups=2") {
@@ -78,10 +71,7 @@ func weibullHalf(c []string) []string {
 // the fault-free run after they fail: 1 seed per case by default, 40 with
 // FTSIM_SEARCH=1.
 func TestRandomFailuresWeibullRepair(t *testing.T) {
-	seeds := 1
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {
 		clusters = append(clusters, weibullHalf(c), append(weibullHalf(c), repairQuarter))
@@ -95,10 +85,7 @@ func TestRandomFailuresWeibullRepair(t *testing.T) {
 // failures and with Weibull failures of shape 0.5: 1 seed per case by
 // default, 40 with FTSIM_SEARCH=1.
 func TestRandomFailuresHighRate(t *testing.T) {
-	seeds := 1
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {
 		clusters = append(clusters, c, weibullHalf(c))
@@ -123,10 +110,7 @@ var offsetProtocols = []searchProtocol{
 // FTSIM_SEARCH=1. A pair's failure takes a node with its neighbour, and
 // often with the node that holds its copies.
 func TestRandomFailuresChassis(t *testing.T) {
-	seeds := 1
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {
 		clusters = append(clusters, append(slices.Clone(c), chassisPairs))

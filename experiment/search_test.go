@@ -102,11 +102,17 @@ var searchClusters = [][]string{
 // the fault-free run, a timeout of a 15th). By default 2 seeds per case;
 // FTSIM_SEARCH=1 runs 40.
 func TestRandomFailuresEveryProtocol(t *testing.T) {
-	seeds := 2
-	if os.Getenv("FTSIM_SEARCH") != "" {
-		seeds = 40
-	}
+	seeds := searchSize(2, 40)
 	searchRandomFailures(t, searchProtocols, searchClusters, seeds, searchMTBFs)
+}
+
+// searchSize is n, or full with FTSIM_SEARCH set: the seeds or plans of a
+// search case in the default test run and in the whole search.
+func searchSize(n, full int) int {
+	if os.Getenv("FTSIM_SEARCH") != "" {
+		return full
+	}
+	return n
 }
 
 // searchMTBFs are the node MTBFs of the random searches, in fault-free runs.
