@@ -70,11 +70,9 @@ func TestCaveat(t *testing.T) {
 }
 
 // TestDomainCaveat checks what Caveat says of copies kept in a node's failure
-// domain, and that it is true: failing every node of the domain it names at
-// once, halfway through the fault-free run, restarts the run from scratch.
-// When it names none, cpr and dps recover from the failure of node 0's
-// domain; mlog's restart handles one failure at a time beyond the cases of
-// its multiple-failure extension, so four at once may still restart it.
+// domain, and that it is true: failing every node of the domain it names (or
+// of node 0's, when it names none) at once, halfway through the fault-free
+// run, restarts the run from scratch exactly when it says so.
 func TestDomainCaveat(t *testing.T) {
 	const msg = "%s: node %d and every node that holds its copies (protocol.%s = %d) are in one failure domain of 4 nodes; that domain's failure restarts the run from scratch"
 	for _, c := range []struct {
@@ -125,7 +123,7 @@ func TestDomainCaveat(t *testing.T) {
 		if r.Failures != 4 || !r.DigestOK {
 			t.Fatalf("%v: %d failures, digest_ok %v: %s", c.protocol, r.Failures, r.DigestOK, r.Note)
 		}
-		if scratch := r.Restarts > 0; scratch != (want != "") && (want != "" || s.Protocol.Kind() != "mlog") {
+		if scratch := r.Restarts > 0; scratch != (want != "") {
 			t.Errorf("%v: domain of node %d failed: %d restarts from scratch, caveat %q (%s)", c.protocol, c.node, r.Restarts, want, r.Note)
 		}
 	}

@@ -338,11 +338,18 @@ func (p *Protocol) tryResend(r *recovery) {
 // D and is restored on its destination without F's acknowledgement. E's
 // objects are restored from F on E's replacement and join the resend phase of
 // the first restart: the extension keeps the logs (full_log) and the TNs (on
-// the receivers' buddies) that two concurrent restarts need. It reports false
-// when the pattern is not this one.
+// the receivers' buddies) that two concurrent restarts need. E may also fail
+// before C exists (its spare still booting, nothing placed): several nodes
+// failing at once, a chassis. It reports false when the pattern is not this
+// one.
 func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) bool {
 	rt := p.RT
-	if !p.cfg.MultiFailure || !r.placing || r.attempt > 0 || r.node == sim.None || f.Node == r.node || !rt.Alive(r.node) {
+	if !p.cfg.MultiFailure || !r.placing || r.attempt > 0 {
+		return false
+	}
+	// with no restarting node yet (its spare boots), nothing has been
+	// placed: E's objects are restored beside r's, and join its resends
+	if r.node == sim.None && len(r.migs) > 0 || r.node != sim.None && (f.Node == r.node || !rt.Alive(r.node)) {
 		return false
 	}
 	e := f.Node

@@ -21,8 +21,8 @@ import (
 // recovery is the restart of one failed node.
 type recovery struct {
 	failed    sim.NodeID
-	objs      []*object // by id
-	node      sim.NodeID
+	objs      []*object  // by id
+	node      sim.NodeID // the restarting node C; None while its spare boots
 	notBefore sim.Time
 	gen       int
 	open      int // objects whose gate is still closed
@@ -118,7 +118,8 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	}
 	maps.Copy(p.floors, floors)
 	p.gen++
-	r := &recovery{failed: f.Node, objs: objs, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime, placing: true}
+	// no restarting node until its spare has booted (replace)
+	r := &recovery{failed: f.Node, objs: objs, node: sim.None, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime, placing: true}
 	p.recs = append(p.recs, r)
 	p.replace(r)
 }
