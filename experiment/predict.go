@@ -56,7 +56,7 @@ func (p *Point) Predictions() []Prediction {
 	lambda := 1 / mu
 	if f := s.Failures; f.GroupMTBF > 0 {
 		add("platform MTBF μ", mu, "s", "1/(N/node MTBF + G/group MTBF)",
-			fmt.Sprintf("N=%d, G=%d groups of %d", s.Cluster.Nodes, (s.Cluster.Nodes+f.GroupSize-1)/f.GroupSize, f.GroupSize), false)
+			fmt.Sprintf("N=%d, G=%d groups of %d", s.Cluster.Nodes, appDomains(s), f.GroupSize), false)
 	} else {
 		add("platform MTBF μ", mu, "s", "node MTBF / N", fmt.Sprintf("N=%d", s.Cluster.Nodes), false)
 	}

@@ -43,8 +43,16 @@ func PlatformMTBF(s *scenarios.Scenario) sim.Time {
 		if f.GroupMTBF <= 0 {
 			return sim.Time(f.NodeMTBF) / sim.Time(n)
 		}
-		groups := (n + f.GroupSize - 1) / f.GroupSize
-		return sim.Time(math.Round(1 / (float64(n)/float64(f.NodeMTBF) + float64(groups)/float64(f.GroupMTBF))))
+		return sim.Time(math.Round(1 / (float64(n)/float64(f.NodeMTBF) + float64(appDomains(s))/float64(f.GroupMTBF))))
+	}
+	return 0
+}
+
+// appDomains is the number of failure domains that hold application nodes
+// (the last one may hold spares too), or 0 without domains.
+func appDomains(s *scenarios.Scenario) int {
+	if size := s.Failures.GroupSize; size > 0 {
+		return (s.Cluster.Nodes + size - 1) / size
 	}
 	return 0
 }

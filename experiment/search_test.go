@@ -210,9 +210,9 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 // (the cluster's keys come after them and may override them), prepares it,
 // and returns the point and the longer of its baseline and fault-free run.
 // A cluster with repairQuarter repairs failed nodes a quarter of that time
-// after they fail, one with chassisPairs fails its pairs of nodes four
-// times that time apart on average; with heartbeats, the period is a 50th of it and the
-// timeout a 15th.
+// after they fail, one with chassisPairs fails its pairs of nodes four times
+// that time apart on average; with heartbeats, the period is a 50th of it
+// and the timeout a 15th.
 func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Point, sim.Time) {
 	t.Helper()
 	repair := slices.Contains(c.cluster, repairQuarter)
