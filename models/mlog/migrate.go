@@ -35,6 +35,7 @@ type migration struct {
 	discarded bool     // D decided to recreate W on C's replacement: E and F dropped their copies
 	dCkpt     *objCkpt // W's checkpoint on D, its only copy until F holds one
 	fCkpt     *objCkpt // the copy F stored
+	finc      uint32   // F's incarnation when it stored W's checkpoint and remote message log
 	finish    func()   // E restores W if it has the state and F's acknowledgement
 	done      func()   // tells the placement W is placed
 }
@@ -48,6 +49,16 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 	tb := p.cfg.TicketBytes
 	ck := o.ckpt
 	size := max(ck.size, tb)
+	// o's remote message log after ck goes to F with the checkpoint: left
+	// on D, a failure of D (E itself when E is the node after C, the first
+	// destination) would leave o's checkpoint without the TNs it replays
+	tuples := int64(0)
+	for _, x := range o.rlog {
+		if x.tn > ck.tnProcessed {
+			tuples++
+		}
+	}
+	fsize := size + tuples*tb
 	m := &migration{o: o, e: e, f: f, dCkpt: ck}
 	r.migs[o.id] = m
 	attempt := r.attempt
@@ -62,6 +73,19 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			return
 		}
 		m.restored = true
+		if m.atF && m.f != sim.None {
+			// o's remote message log is F's now, which holds it since
+			// its acknowledgement (D's copy goes: o's tuples have one
+			// holder); until E restores o, D's still serves a restart
+			// that recreates o elsewhere
+			for i := range o.rlog {
+				if x := &o.rlog[i]; x.tn > ck.tnProcessed {
+					p.memAdd(x.holder, x.inc, sim.MemLog, -tb)
+					x.holder, x.inc = m.f, m.finc
+					p.memAdd(m.f, m.finc, sim.MemLog, tb)
+				}
+			}
+		}
 		p.restoreObj(o, e)
 		p.Stats.Migrations++
 		rt.Transfer(e, c, tb, tagMigrate, noop)
@@ -99,19 +123,21 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 			finish()
 			return
 		}
-		rt.Transfer(c, f, size, tagMigrate, func(ok bool) {
+		rt.Transfer(c, f, fsize, tagMigrate, func(ok bool) {
 			if !ok || !valid() {
 				return
 			}
 			m.atF = true
+			finc := rt.Incarnation(f)
 			if !ck.initial { // F keeps o's checkpoint as part of E's
 				nc := *ck
 				p.memAdd(ck.holder, ck.inc, sim.MemCheckpoint, -ck.size)
-				nc.holder, nc.inc = f, rt.Incarnation(f)
+				nc.holder, nc.inc = f, finc
 				p.memAdd(f, nc.inc, sim.MemCheckpoint, nc.size)
 				o.ckpt = &nc
 				m.fCkpt = &nc
 			}
+			m.finc = finc
 			p.event("at F", c, e, f)
 			rt.Transfer(f, e, tb, tagMigrate, func(ok bool) {
 				if ok {
@@ -341,16 +367,17 @@ func (p *Protocol) tryResend(r *recovery) {
 // the receivers' buddies) that two concurrent restarts need. E may also fail
 // before C exists (its spare still booting, nothing placed): several nodes
 // failing at once, a chassis. It reports false when the pattern is not this
-// one.
-func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) bool {
+// one, with what was lost (a checkpoint or a remote message log) when the
+// pattern is and that loss makes it unrecoverable.
+func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) (ok bool, loss string) {
 	rt := p.RT
 	if !p.cfg.MultiFailure || !r.placing || r.attempt > 0 {
-		return false
+		return false, ""
 	}
 	// with no restarting node yet (its spare boots), nothing has been
 	// placed: E's objects are restored beside r's, and join its resends
 	if r.node == sim.None && len(r.migs) > 0 || r.node != sim.None && (f.Node == r.node || !rt.Alive(r.node)) {
-		return false
+		return false, ""
 	}
 	e := f.Node
 	group := slices.Clone(lost)
@@ -375,13 +402,15 @@ func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) 
 				ck = m.dCkpt
 			}
 		}
-		if rt.Lost(o.id) && !slices.Contains(group, o) && p.restorable(o, ck) != "" {
-			return false
+		if rt.Lost(o.id) && !slices.Contains(group, o) {
+			if note := p.restorable(o, ck); note != "" {
+				return false, note
+			}
 		}
 	}
 	floors, note := p.recoverable(group)
 	if note != "" {
-		return false
+		return false, note
 	}
 	maps.Copy(p.floors, floors)
 	p.Stats.DestCrashes++
@@ -420,7 +449,7 @@ func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) 
 	}
 	slices.SortFunc(group, func(a, b *object) int { return int(a.id - b.id) })
 	p.restoreGroup(r, e, group)
-	return true
+	return true, ""
 }
 
 // restoreGroup restores the objects of crashed destination e on a spare (or

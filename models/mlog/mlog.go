@@ -84,6 +84,7 @@ type Counters struct {
 	Migrations       int64 // objects spread by fast restart
 	SourceCrashes    int64 // restarting nodes that crashed while spreading the restored objects
 	DestCrashes      int64 // multi_failure: destinations of such migrations that crashed meanwhile (restarted with the first failure)
+	Concurrent       int64 // multi_failure: restarts begun while others waited for their resends
 	MigrationQueries int64 // unfinished migrations D asked E and F about after such a crash
 	MigrationsKept   int64 // unfinished migrations that stood after a crash of C or E: the object lives on E (or E's replacement, from F)
 	MigrationsUndone int64 // unfinished migrations undone after a crash of C or E: the object lives on C (or C's replacement)

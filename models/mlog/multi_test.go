@@ -54,9 +54,11 @@ func TestMultiFailureForwardPath(t *testing.T) {
 // those died with G's tables and H's logs): both are reported unrecoverable
 // and the run restarts from scratch. With the whole extension the TNs are in
 // the remote log on G's buddy and the run survives, re-executing in the
-// pre-failure TN order. A failure of G during H's restart is reported in both
-// modes (restarts are not run concurrently). Every run ends with the
-// reference answer.
+// pre-failure TN order. A failure of G during H's restart, as H's replacement
+// takes its slot, is reported in both modes: without the extension because
+// restarts do not overlap, with it because G's checkpoint died with H (the
+// one pattern the section says the extension cannot survive). Every run ends
+// with the reference answer.
 func TestBuddyRestartThenFailure(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -67,7 +69,7 @@ func TestBuddyRestartThenFailure(t *testing.T) {
 		note    string // in the unrecoverable note
 	}{
 		{"during the restart/single", false, false, true, false, "in progress"},
-		{"during the restart/multi_failure", false, true, true, false, "in progress"},
+		{"during the restart/multi_failure", false, true, true, false, "the checkpoint of object 0 on node 1 is lost"},
 		// H's log of messages to G before H's checkpoint is not in it
 		{"right after the restart/single", false, false, false, false, "log was lost"},
 		// the first half keeps that log; the TNs are still lost
@@ -202,6 +204,83 @@ func TestUndetectedSenderFailureDuringResend(t *testing.T) {
 			}
 			t.Logf("makespan %v (no failure, no protocol %v), resent %d (%d to objects not restored), duplicates %d",
 				res.Makespan, base.Makespan, ps.Resent, ps.ResentOthers, ps.Duplicates)
+		})
+	}
+}
+
+// Section 3.4's headline case: node H fails and restarts, and node X fails
+// while H's objects, placed, wait for every node's resends. With the
+// multiple-failure extension X's restart runs beside H's: H's gates stop
+// waiting for X (what X's objects had logged for H's is resent from their
+// checkpoints' logs when they are restored, or regenerated as they
+// re-execute), objects of H's restored on X leave H's restart and are restored
+// again with X's, and when X is H's restarting node the resend requests it
+// had not delivered are sent again by the hosts of H's objects. Without the
+// extension the pattern is reported and the run restarts from scratch. X is
+// another node (its checkpoint and remote log on a survivor), H's restarting
+// node, or the destination of one of H's objects in fast restart. Every run
+// ends with the reference answer, survivors never roll back, and the
+// re-execution follows the TN order of before the failures.
+func TestFailureDuringResends(t *testing.T) {
+	const h = 1
+	const restarting sim.NodeID = -2 // X is H's restarting node
+	cases := []struct {
+		name    string
+		restart string
+		multi   bool
+		x       sim.NodeID
+		survive bool
+		note    string
+	}{
+		{"another node/basic", RestartBasic, true, 3, true, ""},
+		{"another node/fast", RestartFast, true, 3, true, ""},
+		{"another node/single", RestartBasic, false, 3, false, "in progress"},
+		{"the restarting node/basic", RestartBasic, true, restarting, true, ""},
+		{"the restarting node/fast", RestartFast, true, restarting, true, ""},
+		{"a destination/fast", RestartFast, true, 2, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := testCluster(4)
+			base := runWith(t, cfg, stencilJob(t, 4, 2, 60), &plain{})
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: h, Progress: 0.45, ByProgress: true}}
+			pc := DefaultConfig()
+			pc.Period, pc.Restart, pc.TraceOrder, pc.MultiFailure = base.Makespan/6, c.restart, true, c.multi
+			pr := mustNew(t, pc)
+			var struck sim.NodeID = sim.None
+			var gated int
+			pr.hook = func(ev string, a, b, _ sim.NodeID) {
+				if ev != "resend" || a != h || struck != sim.None {
+					return
+				}
+				struck = c.x
+				if c.x == restarting {
+					struck = b
+				}
+				for _, o := range pr.objs {
+					if o.gated {
+						gated++
+					}
+				}
+				pr.RT.FailNow(struck)
+			}
+			w := newWatch(pr)
+			res := runWith(t, cfg, stencilJob(t, 4, 2, 60), w)
+			st, ps := res.Stats, pr.Stats
+			if struck == sim.None || gated == 0 || st.Failures != 2 {
+				t.Fatalf("struck %v with %d objects gated, %d failures: not the case under test", struck, gated, st.Failures)
+			}
+			if c.survive {
+				if st.Unrecoverable != 0 || st.Restarts != 0 || ps.Restarts != 2 || ps.Concurrent != 1 || w.rollbacks != 0 || ps.OrderMismatches != 0 {
+					t.Fatalf("unrecoverable %d (%s), restarts from scratch %d, mlog restarts %d (%d concurrent), survivor rollbacks %d, TN order mismatches %d",
+						st.Unrecoverable, st.UnrecoverableNote, st.Restarts, ps.Restarts, ps.Concurrent, w.rollbacks, ps.OrderMismatches)
+				}
+			} else if st.Unrecoverable != 1 || st.Restarts != 1 || !strings.Contains(st.UnrecoverableNote, c.note) {
+				t.Fatalf("unrecoverable %d (%q, want it to mention %q), restarts from scratch %d", st.Unrecoverable, st.UnrecoverableNote, c.note, st.Restarts)
+			}
+			t.Logf("X = node %d; makespan %v (no failure, no protocol %v), resent %d (%d to objects not restored), reprocessed %d; %s",
+				struck, res.Makespan, base.Makespan, ps.Resent, ps.ResentOthers, ps.Reprocessed, st.UnrecoverableNote)
 		})
 	}
 }

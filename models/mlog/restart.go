@@ -7,7 +7,10 @@ package mlog
 // the logged messages they need, with their TN or after a new ticket. Restored
 // objects hand out no new TN before every node has resent, so that the TNs
 // handed out before the crash that never reached their requesters are handed
-// out again first.
+// out again first. With the multiple-failure extension (section 3.4) restarts
+// overlap: a failure during a restart's placement joins it (migrate.go), and
+// one after it starts a restart of its own while the first still waits for
+// its resends (detach).
 
 import (
 	"cmp"
@@ -43,8 +46,11 @@ type recovery struct {
 }
 
 // OnFailure restarts the failed node's objects from their buddy checkpoints.
-// Patterns the single-failure protocol cannot survive fall back to restarting
-// the application from scratch, reported as unrecoverable.
+// With multi_failure a failure during a restart joins it while it places its
+// objects (a crash of its restarting node or of a destination, any failure
+// while its spare boots) and, once it has placed them, gets a restart of its
+// own beside it. Patterns the protocol cannot survive fall back to
+// restarting the application from scratch, reported as unrecoverable.
 func (p *Protocol) OnFailure(f sim.Failure) {
 	rt := p.RT
 	if p.Probe != nil {
@@ -74,16 +80,40 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		objs = append(objs, p.objs[id])
 	}
 	w, lostTN, lostK := p.unordered(objs) // before their tables go
+	if p.cfg.MultiFailure {
+		// detach now, before the objects' gates go with their reset; the
+		// gates it releases open once the failure is handled, since their
+		// objects may then talk to the failed node's at once
+		defer p.openGates(p.detach(f.Node, objs))
+	}
 	for _, o := range objs {
 		o.reset() // the log, the tables and the held messages died with the node
 	}
 	if len(p.recs) > 0 {
-		if r := p.recs[0]; len(p.recs) == 1 && (p.sourceCrash(r, f, objs) || p.destinationCrash(r, f, objs)) {
+		if !p.cfg.MultiFailure {
+			if r := p.recs[0]; len(p.recs) == 1 && p.sourceCrash(r, f, objs) {
+				return
+			}
+			p.fallback(f, fmt.Sprintf("node %d failed while the restart of node %d was in progress (the single-failure protocol needs a failure to come after the previous recovery)",
+				f.Node, p.recs[0].failed))
 			return
 		}
-		p.fallback(f, fmt.Sprintf("node %d failed while the restart of node %d was in progress (the single-failure protocol needs a failure to come after the previous recovery)",
-			f.Node, p.recs[0].failed))
-		return
+		if r := p.placing(); r != nil {
+			if p.sourceCrash(r, f, objs) {
+				return
+			}
+			ok, loss := p.destinationCrash(r, f, objs)
+			if ok {
+				return
+			}
+			if loss == "" {
+				loss = "the multiple-failure extension survives a failure of the restarting node then, of a destination of its objects, or of any node while its spare boots"
+			}
+			p.fallback(f, fmt.Sprintf("node %d failed while the restart of node %d placed its objects: %s", f.Node, r.failed, loss))
+			return
+		}
+		// every restart in progress has placed its objects and waits for
+		// resends: this one runs beside them
 	}
 	if !p.cfg.MultiFailure && f.At < p.restarted {
 		// detected after a restart it struck: the node resent nothing to
@@ -117,6 +147,9 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		return
 	}
 	maps.Copy(p.floors, floors)
+	if len(p.recs) > 0 {
+		p.Stats.Concurrent++
+	}
 	p.gen++
 	// no restarting node until its spare has booted (replace)
 	r := &recovery{failed: f.Node, objs: objs, node: sim.None, gen: p.gen, notBefore: rt.Now() + rt.Config().Downtime, placing: true}
@@ -514,12 +547,31 @@ func (p *Protocol) resendPhase(r *recovery) {
 		}
 	}
 	for _, m := range nodes {
-		rt.Transfer(r.node, m, p.cfg.TicketBytes*int64(len(r.objs)), tagResend, func(ok bool) {
-			if ok && !p.fallen && !r.dead {
-				p.resendFrom(m, r)
-			}
-		})
+		p.askResend(r, r.node, m)
 	}
+}
+
+// askResend sends node m, from node from, the request to resend to r's
+// objects. When the request is lost with its sender (the restarting node,
+// failed during the phase: multi_failure), the host of one of r's objects
+// still waiting for m asks again.
+func (p *Protocol) askResend(r *recovery, from, m sim.NodeID) {
+	rt := p.RT
+	rt.Transfer(from, m, p.cfg.TicketBytes*int64(len(r.objs)), tagResend, func(ok bool) {
+		if p.fallen || r.dead {
+			return
+		}
+		if ok {
+			p.resendFrom(m, r)
+			return
+		}
+		for _, w := range r.objs {
+			if w.gated && w.waitFor[m] && rt.Alive(w.node) && rt.Alive(m) {
+				p.askResend(r, w.node, m)
+				return
+			}
+		}
+	})
 }
 
 // resendFrom runs at node m: its objects resend what the restored objects need.
@@ -671,12 +723,88 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 		p.arriveDirect(w, m)
 	}
 	r.open--
-	if r.open == 0 {
-		p.Stats.Restarts++
-		p.recs = slices.DeleteFunc(p.recs, func(x *recovery) bool { return x == r })
-		p.restarted = max(p.restarted, p.RT.Now())
-		p.event("restarted", r.failed, r.node, sim.None)
-		p.afterTopology()
+	p.finishIfOpen(r)
+}
+
+// finishIfOpen ends restart r once every gate of its objects is open.
+func (p *Protocol) finishIfOpen(r *recovery) {
+	if r.open > 0 || !slices.Contains(p.recs, r) {
+		return
+	}
+	p.Stats.Restarts++
+	p.recs = slices.DeleteFunc(p.recs, func(x *recovery) bool { return x == r })
+	p.restarted = max(p.restarted, p.RT.Now())
+	p.event("restarted", r.failed, r.node, sim.None)
+	p.afterTopology()
+}
+
+// gate is a restored object whose gate waited only for a node that failed
+// (w nil: restart r has no closed gate left).
+type gate struct {
+	r *recovery
+	w *object
+}
+
+// placing returns the restart in progress that is still placing its objects
+// (with multi_failure there is at most one: a failure then joins it or ends
+// in a restart from scratch), or nil.
+func (p *Protocol) placing() *recovery {
+	for _, r := range p.recs {
+		if r.placing {
+			return r
+		}
+	}
+	return nil
+}
+
+// detach takes failed node n out of the restarts in progress that placed
+// their objects (multi_failure): the objects it hosted (lost) leave them to
+// be restored with n's own, and their gates no longer wait for n's resends,
+// which died with it (what n's objects had logged for them is resent when
+// they are restored, from their checkpoints' logs, or regenerated when they
+// re-execute). It returns the gates that waited only for n.
+func (p *Protocol) detach(n sim.NodeID, lost []*object) []gate {
+	var open []gate
+	for _, r := range slices.Clone(p.recs) {
+		if r.placing {
+			continue
+		}
+		left := r.open
+		r.objs = slices.DeleteFunc(r.objs, func(o *object) bool {
+			if !slices.Contains(lost, o) {
+				return false
+			}
+			if o.gated {
+				r.open--
+			}
+			return true
+		})
+		for _, w := range r.objs {
+			if w.gated && w.waitFor[n] {
+				delete(w.waitFor, n)
+				if len(w.waitFor) == 0 {
+					open = append(open, gate{r, w})
+				}
+			}
+		}
+		if r.open == 0 && left > 0 {
+			open = append(open, gate{r, nil}) // every object left was n's
+		}
+	}
+	return open
+}
+
+// openGates opens the gates detach returned (and ends the restarts left
+// without a closed gate), unless the failure ended in a restart from scratch.
+func (p *Protocol) openGates(gates []gate) {
+	for _, g := range gates {
+		switch {
+		case p.fallen || g.r.dead:
+		case g.w == nil:
+			p.finishIfOpen(g.r)
+		case g.w.gated:
+			p.openGate(g.r, g.w)
+		}
 	}
 }
 
