@@ -192,9 +192,13 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		if !restored[k.src] && !restored[k.dst] {
 			continue
 		}
+		// a receiver lost too, with this node or another whose restart
+		// has not restored it yet (a chassis), restarts from its
+		// checkpoint: its tables died with it
 		w := p.objs[k.dst]
+		live := !restored[k.dst] && !p.RT.Lost(k.dst)
 		d := w.done.Get(k.src)
-		if restored[k.dst] {
+		if !live {
 			d = w.ckpt.doneOf(k.src)
 		}
 		var low uint64
@@ -202,12 +206,12 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 			low = d.Low()
 		}
 		for sn := low + 1; sn <= fl; sn++ {
-			if d.has(sn) || (!restored[k.dst] && p.present(w, k.src, sn)) {
+			if d.has(sn) || (live && p.present(w, k.src, sn)) {
 				continue
 			}
 			return nil, fmt.Sprintf("message %d from object %d to object %d is needed but its log was lost with an earlier failure of its sender's node", sn, k.src, k.dst)
 		}
-		if !restored[k.dst] && d != nil && d.Low() >= fl {
+		if live && d != nil && d.Low() >= fl {
 			delete(p.floors, k) // nothing below the floor is needed any more
 		}
 	}
