@@ -90,3 +90,37 @@ func TestCorrelatedScenario(t *testing.T) {
 		}
 	}
 }
+
+// mlog with its buddies in the next chassis, chassis failing every 16 days
+// and nodes every 60 (replication 10 of the correlated scenario at those
+// rates: 92 failures in its day, whole chassis among them). Objects of one
+// chassis talk to each other; when a chassis fails, the later-detected nodes'
+// objects join the first node's restart, and the messages between them are
+// judged by the receivers' checkpoints. Judged by the receivers' tables,
+// which died with them, they were taken for lost ("message 1 from object 36
+// to object 35 is needed but its log was lost") and the run restarted from
+// scratch twice.
+func TestCorrelatedChassisMlogFar(t *testing.T) {
+	s, _, err := scenarios.LoadEmbedded("correlated", []string{"seed=11", "reps=1", "sweep.vary=[]",
+		"failures.group_mtbf=16d", "failures.node_mtbf=60d",
+		`protocols=[{label="mlog-far", kind="mlog", period="10m", multi_failure=true, buddy_offset=16}]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := NewSweep(s, nil, s.Reps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = sw.Run(context.Background(), RunOptions{Workers: 2}, func(r SweepRecord) error {
+		if r.Failures == 0 {
+			return nil // the fault-free run
+		}
+		if !r.Finished || !r.DigestOK || r.Unrecoverable != 0 || r.Failures != 92 {
+			t.Errorf("finished %v, answer ok %v, %d failures, %d unrecoverable (%s)", r.Finished, r.DigestOK, r.Failures, r.Unrecoverable, r.Note)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -569,8 +569,11 @@ func (p *Protocol) askResend(r *recovery, from, m sim.NodeID) {
 			p.resendFrom(m, r)
 			return
 		}
+		if !rt.Alive(m) {
+			return // m's failure takes it out of the gates (detach)
+		}
 		for _, w := range r.objs {
-			if w.gated && w.waitFor[m] && rt.Alive(w.node) && rt.Alive(m) {
+			if w.gated && w.waitFor[m] && rt.Alive(w.node) {
 				p.askResend(r, w.node, m)
 				return
 			}

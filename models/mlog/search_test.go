@@ -93,7 +93,7 @@ func TestTimedPlanSearch(t *testing.T) {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		stride = 1
 	}
-	i, runs := 0, 0
+	i, runs, multiRuns, fell := 0, 0, 0, 0
 	for _, bw := range []float64{1e9, 1e8} {
 		cfg0 := testCluster(4)
 		cfg0.Bandwidth = bw
@@ -123,6 +123,12 @@ func TestTimedPlanSearch(t *testing.T) {
 							t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
 								bw, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
 						}
+						if multi {
+							multiRuns++
+							if res.Stats.Unrecoverable > 0 {
+								fell++
+							}
+						}
 						if note := res.Stats.UnrecoverableNote; multi && note != "" && !strings.Contains(note, " is lost") {
 							t.Errorf("bandwidth %g, restart %s, multi_failure, detection %v, failures %+v: %q: not a lost checkpoint or remote message log",
 								bw, restart, detect, plan, note)
@@ -132,5 +138,5 @@ func TestTimedPlanSearch(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d failure plans run", runs, i)
+	t.Logf("%d of %d failure plans run; %d of the %d with multi_failure restarted from scratch", runs, i, fell, multiRuns)
 }
