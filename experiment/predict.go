@@ -95,6 +95,9 @@ func (p *Point) Predictions() []Prediction {
 	add("Young interval", cpr.Young(c, mu), "s", "√(2Cμ)", "", false)
 	add("Daly interval", cpr.DalyHigher(c, mu), "s", "√(2Cμ)[1+ξ/3+ξ²/9] − C", "", false)
 	R := restart + c // reading the checkpoint back costs about what writing it did
+	if pr, ok := p.ffProto.(*cpr.Protocol); ok {
+		R = restart + pr.RestoreCost(c)
+	}
 	if pr, ok := p.ffProto.(*cpr.Protocol); ok && pr.Interval() > 0 {
 		tau := pr.Interval().Seconds()
 		add("interval in use τ", tau, "s", "", "", false)

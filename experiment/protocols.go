@@ -24,6 +24,7 @@ type cprParams struct {
 	MaxWait  scenarios.Duration `toml:"max_wait"`     // ... for at most this long
 	Image    scenarios.Size     `toml:"image"`        // process image per object saved besides the state (system-level checkpoints)
 	Buddy    int64              `toml:"buddy_offset"` // the buddy tier's copy goes this many slots further in rank order
+	Rebuild  bool               `toml:"rebuild"`      // after a restore from the buddy tier, copy the pieces that lost a copy again
 }
 
 type cprLevel struct {
@@ -78,7 +79,7 @@ func validMaker[C any, P sim.Protocol](cfg C, newProto func(C) (P, error)) proto
 // cprConfig decodes and validates a [protocol] section of kind "cpr".
 func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	sec := s.Protocol
-	p := cprParams{Interval: "daly", Period: scenarios.Duration(10 * sim.Minute), Every: 10, Tier: "pfs", Drain: true, Buddy: 1}
+	p := cprParams{Interval: "daly", Period: scenarios.Duration(10 * sim.Minute), Every: 10, Tier: "pfs", Drain: true, Buddy: 1, Rebuild: true}
 	if err := sec.Decode(&p); err != nil {
 		return cpr.Config{}, err
 	}
@@ -99,7 +100,7 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	}
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
 		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image),
-		BuddyOffset: int(p.Buddy)}
+		BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild}
 	if sec.Has("levels") && sec.Has("tier") {
 		return cpr.Config{}, sec.Errorf("tier", "give tier or levels, not both")
 	}
@@ -117,8 +118,10 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 		}
 		cfg.Levels = append(cfg.Levels, cpr.Level{Tier: t, Every: int(l.Every)})
 	}
-	if sec.Has("buddy_offset") && !slices.ContainsFunc(cfg.Levels, func(l cpr.Level) bool { return l.Tier == cpr.Buddy }) {
-		return cpr.Config{}, sec.Errorf("buddy_offset", "places the copies of the buddy tier, and no level is buddy")
+	for _, key := range []string{"buddy_offset", "rebuild"} {
+		if sec.Has(key) && !slices.ContainsFunc(cfg.Levels, func(l cpr.Level) bool { return l.Tier == cpr.Buddy }) {
+			return cpr.Config{}, sec.Errorf(key, "concerns the copies of the buddy tier, and no level is buddy")
+		}
 	}
 	if (cfg.Policy == cpr.PolicyYoung || cfg.Policy == cpr.PolicyDaly || cfg.Policy == cpr.PolicyAuto) && cfg.PlatformMTBF == 0 {
 		// no failure rate to optimise for (no failures, a trace or a script):

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ftsim/models/cpr"
 	"ftsim/models/dps"
 	"ftsim/sim"
 )
@@ -103,6 +104,7 @@ var protocolMetrics = []string{
 	"restart_s", "iteration_s", // mlog: the paper's restart and iteration times
 	"abft_explicit_msgs", "abft_app_msgs", "abft_extra_msg_ratio", "abft_cd_bytes",
 	"abft_recovered", "abft_forced_rollbacks", "abft_stages_redone", "abft_recovery_overhead",
+	cpr.MetricRebuildBytes,
 	dps.MetricBackupPeak, dps.MetricQueuePeak, dps.MetricStatePeak, dps.MetricCopyPeak, dps.MetricStateBytes,
 }
 

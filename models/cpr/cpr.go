@@ -3,6 +3,7 @@ package cpr
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"ftsim/models/none"
@@ -81,6 +82,11 @@ type Config struct {
 	// such as BLCR writes and reads it with every checkpoint, where an
 	// application-level one (Image = 0) saves the state alone.
 	Image int64
+	// NoRebuild leaves the buddy tier of a checkpoint just restored with the
+	// copies the failures left, instead of copying again, before the
+	// application resumes, the pieces that lost one (as SCR rebuilds its
+	// cached datasets in SCR_Init).
+	NoRebuild bool
 }
 
 // LostWithNode reports whether every level keeps a node's copies only where
@@ -127,8 +133,13 @@ type Protocol struct {
 	measuredC sim.Time
 
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
-	// when no checkpoint survived).
+	// when no checkpoint survived), and RestoreTime the time each took from
+	// its first read to the application's resumption (the rebuild included).
 	RestoredFrom []string
+	RestoreTime  []sim.Time
+	// RebuiltBytes counts the bytes rebuilds wrote (metric
+	// cpr_rebuild_bytes).
+	RebuiltBytes int64
 }
 
 // checkpoint is a committed (or in-progress) global checkpoint.
@@ -139,6 +150,7 @@ type checkpoint struct {
 	inbox    [][]*sim.Message // per object: delivered-not-handled (+ in flight with NoDrain)
 	started  []bool           // per object: its Start had run
 	owner    []sim.NodeID     // node that wrote each object's piece
+	size     []int64          // per object: modeled bytes written (state, image, saved messages)
 	bytes    map[sim.NodeID]int64
 	copies   map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
 }
@@ -450,7 +462,7 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 	rt := p.RT
 	n := rt.NumObjects()
 	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, states: make([][]byte, n), inbox: make([][]*sim.Message, n), started: make([]bool, n),
-		owner: make([]sim.NodeID, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+		owner: make([]sim.NodeID, n), size: make([]int64, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
 	for i := 0; i < n; i++ {
 		id := sim.ObjID(i)
 		st, in, started, err := rt.Snapshot(id)
@@ -458,9 +470,9 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 			return nil, err
 		}
 		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(id)
-		cp.bytes[cp.owner[i]] += rt.ModeledSize(id) + p.cfg.Image
+		cp.size[i] = rt.ModeledSize(id) + p.cfg.Image
 		for _, m := range in {
-			cp.bytes[cp.owner[i]] += m.WireSize()
+			cp.size[i] += m.WireSize()
 		}
 	}
 	if p.cfg.NoDrain {
@@ -468,8 +480,11 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 		sort.SliceStable(fl, func(a, b int) bool { return fl[a].SentAt < fl[b].SentAt })
 		for _, m := range fl {
 			cp.inbox[m.Dst] = append(cp.inbox[m.Dst], m)
-			cp.bytes[cp.owner[m.Dst]] += m.WireSize()
+			cp.size[m.Dst] += m.WireSize()
 		}
+	}
+	for i, sz := range cp.size {
+		cp.bytes[cp.owner[i]] += sz
 	}
 	return cp, nil
 }
@@ -583,7 +598,9 @@ func (p *Protocol) accountTier(cp *checkpoint, t Tier, sign int64) {
 	}
 	for n, locs := range cp.copies[t] {
 		for _, loc := range locs {
-			p.RT.MemAdd(loc.holder, sim.MemCheckpoint, sign*cp.bytes[n])
+			if p.valid(loc) { // a failure released the others with their node
+				p.RT.MemAdd(loc.holder, sim.MemCheckpoint, sign*cp.bytes[n])
+			}
 		}
 	}
 }
@@ -684,19 +701,16 @@ func (p *Protocol) recover(gen int) {
 	p.RestoredFrom = append(p.RestoredFrom, tier.String())
 	p.passed = cp.boundary
 	began := rt.Now()
-	// every object is read onto its (possibly new) node from where its piece lives
+	// every object is read onto its (possibly new) node from where its
+	// piece lives, as many bytes as were written
 	type route struct {
 		from, to sim.NodeID
 	}
 	reads := map[route]int64{}
 	for i := range cp.states {
 		to := rt.NodeOf(sim.ObjID(i))
-		var sz int64 = rt.ModeledSize(sim.ObjID(i))
-		for _, m := range cp.inbox[i] {
-			sz += m.WireSize()
-		}
 		loc, _ := p.source(cp, tier, cp.owner[i], to)
-		reads[route{loc.holder, to}] += sz
+		reads[route{loc.holder, to}] += cp.size[i]
 	}
 	routes := make([]route, 0, len(reads))
 	for r := range reads {
@@ -708,15 +722,11 @@ func (p *Protocol) recover(gen int) {
 		}
 		return routes[i].from < routes[j].from
 	})
-	pending := 1
-	done := func(bool) {
-		pending--
-		if pending > 0 || gen != p.gen {
-			return
-		}
+	restore := func() {
 		for _, n := range rt.Slots() {
 			rt.Span(n, began, rt.Now(), "recovery")
 		}
+		p.RestoreTime = append(p.RestoreTime, rt.Now()-began)
 		for i := range cp.states {
 			id := sim.ObjID(i)
 			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i], cp.started[i]); err != nil {
@@ -725,6 +735,18 @@ func (p *Protocol) recover(gen int) {
 			}
 		}
 		p.resume()
+	}
+	pending := 1
+	done := func(bool) {
+		pending--
+		if pending > 0 || gen != p.gen {
+			return
+		}
+		if tier == Buddy && !p.cfg.NoRebuild {
+			p.rebuild(cp, gen, restore)
+			return
+		}
+		restore()
 	}
 	for _, r := range routes {
 		pending++
@@ -742,6 +764,110 @@ func (p *Protocol) recover(gen int) {
 		}
 	}
 	done(true)
+}
+
+// rebuild gives every piece of the current placement its two buddy-tier
+// copies of checkpoint cp again, just restored from that tier, and calls
+// then when they are written: failures left some pieces with one copy (the
+// failed node's, on its buddy; its partner's, at home) and, without spares,
+// regrouped the objects into new pieces. A piece that kept copies keeps
+// them; the node that holds it now writes any missing copy to its memory and
+// sends one to its buddy if no other node has one. SCR rebuilds its cached
+// datasets so in SCR_Init, before the application reads them back; without
+// it a second failure before the next checkpoint (of the failed node's
+// buddy, or of the node whose buddy failed) would lose a piece that the
+// first left with a single copy.
+func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
+	rt := p.RT
+	re := &checkpoint{n: cp.n, boundary: cp.boundary, states: cp.states, inbox: cp.inbox, started: cp.started, size: cp.size,
+		owner: make([]sim.NodeID, len(cp.owner)), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+	was := map[sim.NodeID][]int{} // the objects of each piece of cp, by the node that wrote it
+	now := map[sim.NodeID][]int{} // and of each piece of the current placement
+	for i, o := range cp.owner {
+		n := rt.NodeOf(sim.ObjID(i))
+		re.owner[i] = n
+		re.bytes[n] += cp.size[i]
+		was[o] = append(was[o], i)
+		now[n] = append(now[n], i)
+	}
+	holders := make([]sim.NodeID, 0, len(now))
+	for n := range now {
+		holders = append(holders, n)
+	}
+	slices.Sort(holders)
+	locs := map[sim.NodeID][]copyLoc{}
+	re.copies[Buddy] = locs
+	pending := 1
+	finish := func(bool) {
+		pending--
+		if pending > 0 || gen != p.gen {
+			return // a failure during the rebuild: its recovery starts again
+		}
+		p.replaceBuddyTier(cp, re)
+		then()
+	}
+	for _, n := range holders {
+		objs := now[n]
+		var have []copyLoc
+		if old := cp.owner[objs[0]]; slices.Equal(was[old], objs) {
+			for _, loc := range cp.copies[Buddy][old] {
+				if p.valid(loc) {
+					have = append(have, loc)
+				}
+			}
+		}
+		b := re.bytes[n]
+		if !slices.ContainsFunc(have, func(l copyLoc) bool { return l.holder == n }) {
+			have = append(have, copyLoc{holder: n, inc: rt.Incarnation(n)})
+			pending++
+			p.RebuiltBytes += b
+			rt.StorageWrite(n, sim.Memory, b, finish)
+		}
+		if to := p.buddy(n); to != n && !slices.ContainsFunc(have, func(l copyLoc) bool { return l.holder != n }) {
+			have = append(have, copyLoc{holder: to, inc: rt.Incarnation(to)})
+			pending++
+			p.RebuiltBytes += b
+			rt.Transfer(n, to, b, sim.TagTransfer, finish)
+		}
+		locs[n] = have
+	}
+	finish(true)
+}
+
+// replaceBuddyTier makes re, a rebuild of checkpoint cp, the holder of
+// cp's buddy tier; cp stays for its other tiers, if any.
+func (p *Protocol) replaceBuddyTier(cp, re *checkpoint) {
+	p.accountTier(cp, Buddy, -1)
+	delete(cp.copies, Buddy)
+	p.account(re, +1)
+	i := slices.Index(p.cps, cp)
+	if len(cp.copies) == 0 {
+		p.cps[i] = re
+		return
+	}
+	p.cps = slices.Insert(p.cps, i+1, re)
+}
+
+// RestoreCost is the time a restore after one failure takes, about, when
+// a checkpoint costs c: reading it back costs what writing it did, and a
+// rebuild of the buddy tier, when the first level is buddy on every
+// checkpoint, costs that again (a piece over the network).
+func (p *Protocol) RestoreCost(c float64) float64 {
+	if l := p.cfg.Levels[0]; l.Tier == Buddy && l.Every == 1 && !p.cfg.NoRebuild {
+		return 2 * c
+	}
+	return c
+}
+
+// MetricRebuildBytes is the metric of the bytes rebuilds wrote, set in runs
+// with a buddy level that rebuilds.
+const MetricRebuildBytes = "cpr_rebuild_bytes"
+
+// OnFinish reports the bytes rebuilds wrote.
+func (p *Protocol) OnFinish() {
+	if !p.cfg.NoRebuild && slices.ContainsFunc(p.cfg.Levels, func(l Level) bool { return l.Tier == Buddy }) {
+		p.RT.Stats().SetMetric(MetricRebuildBytes, float64(p.RebuiltBytes))
+	}
 }
 
 // resume lets the application run again; the next checkpoint is armed first,

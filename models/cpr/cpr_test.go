@@ -267,3 +267,97 @@ func TestOptimalIntervals(t *testing.T) {
 		}
 	}
 }
+
+// A restore reads back the bytes the checkpoint wrote, the process image
+// included: 4 pieces of 25,002,000 B (state and two 1,000 B messages saved
+// with it) plus the image share the file system's 1 GB/s.
+func TestRestoreReadsWhatWasWritten(t *testing.T) {
+	for _, c := range []struct {
+		image int64
+		want  sim.Time
+	}{
+		{0, 100008 * sim.Microsecond},   // 4 × 25,002,000 B at 1 GB/s
+		{5e6, 120008 * sim.Microsecond}, // 4 × 30,002,000 B
+	} {
+		t.Run(fmt.Sprint(c.image), func(t *testing.T) {
+			cfg := cluster()
+			cfg.SpareBoot = 50 * sim.Millisecond
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{{Node: 1, At: 650 * sim.Millisecond}}
+			_, p := run(t, cfg, job(t, 1000), Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: []Level{{PFS, 1}}, Image: c.image})
+			if fmt.Sprint(p.RestoreTime) != fmt.Sprint([]sim.Time{c.want}) {
+				t.Fatalf("restores took %v, want [%v]", p.RestoreTime, c.want)
+			}
+		})
+	}
+}
+
+// After a restore from the buddy tier, the pieces that lost a copy get it
+// back before the application resumes, so a second failure before the next
+// checkpoint (at 950 ms) of the failed node's buddy (2) or of the node whose
+// buddy it was (0) is survived; without the rebuild it restarts the run.
+// The rebuild costs the restore one more piece over the network (node 0's
+// to the spare in node 1's place, 25,002,000 B at 1 GB/s and 1 µs) while the
+// spare keeps the piece it read (a memory write); without spares the 4
+// objects regroup on 3 nodes, then 2, and each new piece is written twice.
+func TestRebuild(t *testing.T) {
+	const piece = 25002000
+	cases := []struct {
+		name      string
+		spares    int
+		second    sim.NodeID
+		noRebuild bool
+		from      []string
+		restore   sim.Time // the first restore
+		rebuilt   int64    // by both rebuilds
+	}{
+		{"spare, then the buddy", 5, 2, false, []string{"buddy", "buddy"}, 50006 * sim.Microsecond, 4 * piece},
+		{"spare, then the partner", 5, 0, false, []string{"buddy", "buddy"}, 50006 * sim.Microsecond, 4 * piece},
+		{"spare, then another node", 5, 3, false, []string{"buddy", "buddy"}, 50006 * sim.Microsecond, 4 * piece},
+		{"no rebuild, then the buddy", 5, 2, true, []string{"buddy", "scratch"}, 25003 * sim.Microsecond, 0},
+		{"no rebuild, then the partner", 5, 0, true, []string{"buddy", "scratch"}, 25003 * sim.Microsecond, 0},
+		{"no rebuild, then another node", 5, 3, true, []string{"buddy", "buddy"}, 25003 * sim.Microsecond, 0},
+		{"fewer nodes, then one", 0, 2, false, []string{"buddy", "buddy"}, 75031 * sim.Microsecond, 10 * piece},
+		{"fewer nodes, no rebuild", 0, 2, true, []string{"buddy", "scratch"}, 25026 * sim.Microsecond, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cluster()
+			cfg.Spares = c.spares
+			cfg.SpareBoot = 50 * sim.Millisecond
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{{Node: 1, At: 650 * sim.Millisecond}, {Node: c.second, At: 800 * sim.Millisecond}}
+			_, p := run(t, cfg, job(t, 1000), Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: []Level{{Buddy, 1}}, NoRebuild: c.noRebuild})
+			if fmt.Sprint(p.RestoredFrom) != fmt.Sprint(c.from) {
+				t.Fatalf("restored from %v, want %v", p.RestoredFrom, c.from)
+			}
+			if p.RestoreTime[0] != c.restore {
+				t.Errorf("first restore took %v, want %v", p.RestoreTime[0], c.restore)
+			}
+			if p.RebuiltBytes != c.rebuilt {
+				t.Errorf("rebuilds wrote %d B, want %d", p.RebuiltBytes, c.rebuilt)
+			}
+		})
+	}
+}
+
+// A restore costs about a checkpoint, and a second one when it rebuilds the
+// buddy tier it read from.
+func TestRestoreCost(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  Config
+		want float64
+	}{
+		{"pfs", Config{Levels: []Level{{PFS, 1}}}, 3},
+		{"buddy", Config{Levels: []Level{{Buddy, 1}}}, 6},
+		{"buddy without rebuild", Config{Levels: []Level{{Buddy, 1}}, NoRebuild: true}, 3},
+		{"buddy first, then pfs", Config{Levels: []Level{{Buddy, 1}, {PFS, 8}}}, 6},
+		{"disk first", Config{Levels: []Level{{Disk, 1}, {Buddy, 4}}}, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := (&Protocol{cfg: c.cfg}).RestoreCost(3); got != c.want {
+				t.Fatalf("RestoreCost(3) = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
