@@ -15,7 +15,7 @@ import (
 
 // machineChoices are the values a random machine draws from, key by key:
 // from a network much faster than the computation to one that dominates
-// it (latency, bandwidth, the CPU cost of communication), slow and fast
+// it (latency, jitter, bandwidth, the CPU cost of communication), slow and fast
 // storage with and without a per-writer cap, round-robin placement.
 var machineChoices = []struct {
 	key    string
@@ -29,6 +29,7 @@ var machineChoices = []struct {
 	{"network.latency", []string{`"0s"`, `"200ns"`, `"2us"`, `"50us"`, `"1ms"`}},
 	{"network.bandwidth", []string{`"50MB/s"`, `"1GB/s"`, `"12.5GB/s"`, `"1TB/s"`}},
 	{"network.cpu_load", []string{"0", "0.25", "1"}},
+	{"network.jitter", []string{`"0s"`, `"0s"`, `"500ns"`, `"20us"`}},
 	{"storage.memory_bandwidth", []string{`"1GB/s"`, `"100GB/s"`}},
 	{"storage.disk_bandwidth", []string{`"50MB/s"`, `"10GB/s"`}},
 	{"storage.pfs_bandwidth", []string{`"1GB/s"`, `"100GB/s"`}},

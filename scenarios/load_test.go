@@ -160,6 +160,10 @@ func TestBadValues(t *testing.T) {
 			`x.toml:2: cluster.spare_boot: negative duration -1`},
 		{"latency of a century", "[network]\nlatency = \"100y\"\n", nil, // wrapped the simulated clock around
 			`x.toml:2: network.latency: must be ≥ 0 and under 100 years, got 100y`},
+		{"negative jitter", "[network]\njitter = \"-1us\"\n", nil,
+			`x.toml:2: network.jitter: negative duration "-1us"`},
+		{"jitter of a century", "[network]\njitter = \"100y\"\n", nil,
+			`x.toml:2: network.jitter: must be ≥ 0 and under 100 years, got 100y`},
 		{"spares that never boot", "[cluster]\nspare_boot = \"250y\"\n", nil,
 			`x.toml:2: cluster.spare_boot: must be ≥ 0 and under 100 years, got 250y`},
 		{"bad unit", "[network]\nlatency = \"5 parsecs\"\n", nil,

@@ -70,6 +70,9 @@ type Cluster struct {
 type Network struct {
 	Latency   Duration `toml:"latency"`   // per message
 	Bandwidth Rate     `toml:"bandwidth"` // per node interface and direction, > 0
+	// Jitter is the mean of a random exponential delay added to every
+	// message's latency; 0 = none.
+	Jitter Duration `toml:"jitter"`
 	// CPULoad is the fraction of one core kept busy by a transfer at full
 	// bandwidth, charged on both ends, in [0, 1].
 	CPULoad float64 `toml:"cpu_load"`

@@ -142,6 +142,7 @@ func (v *validator) cluster() {
 func (v *validator) network() {
 	n := v.s.Network
 	v.delay("network.latency", n.Latency)
+	v.delay("network.jitter", n.Jitter)
 	v.positive("network.bandwidth", float64(n.Bandwidth))
 	v.fraction("network.cpu_load", n.CPULoad)
 	v.oneOf("network.topology", n.Topology, topologies)

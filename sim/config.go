@@ -46,6 +46,12 @@ type Config struct {
 	Bandwidth float64  // bytes/s per interface and direction
 	CPULoad   float64  // fraction of a core a transfer at full bandwidth keeps busy, each end
 	Topology  Topology // nil: flat, Latency between any two nodes
+	// Jitter is the mean of an exponentially distributed delay added to the
+	// head of every message and transfer between two nodes (operating
+	// system and switch noise); 0 = none. A node's messages keep their
+	// order: a head never arrives before that of one its sender sent
+	// earlier.
+	Jitter Time
 
 	MemBandwidth, DiskBandwidth    float64
 	PFSBandwidth, PFSNodeBandwidth float64 // aggregate, and per-writer cap (0 = none)

@@ -1,5 +1,7 @@
 package sim
 
+import "math/rand/v2"
+
 // Protocol tags the runtime itself uses for control transfers.
 const (
 	TagMigrate  int32 = -1 // an object's state moving to another node
@@ -73,10 +75,36 @@ func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (hea
 		rt.route = t.Route(a, b, false, rt.route[:0])
 		dur = max(dur, rt.pace(rt.route, wire))
 		from.outFree = start.plus(dur)
-		return rt.reserve(rt.route, start, dur).plus(lat), dur
+		head = rt.reserve(rt.route, start, dur).plus(lat)
+	} else {
+		from.outFree = start.plus(dur)
+		head = start.plus(lat)
 	}
-	from.outFree = start.plus(dur)
-	return start.plus(lat), dur
+	if rt.jitter != nil {
+		head = rt.jitter.delay(a, head)
+	}
+	return head, dur
+}
+
+// jitter is Config.Jitter's random delay: one stream for the run, drawn in
+// the order of transmission, so the draws a message gets depend on the
+// messages sent before it (a protocol's own messages shift the
+// application's: runs of two protocols share their failures, not their
+// jitter).
+type jitter struct {
+	mean float64
+	rng  *rand.Rand
+	last []Time // per sending node: the latest head it has sent
+}
+
+// delay returns when a head from node a due at head arrives: after an
+// exponential delay, and not before the heads node a sent earlier, so that
+// messages between two nodes stay in order, as MPI's do.
+func (j *jitter) delay(a NodeID, head Time) Time {
+	d := min(j.rng.ExpFloat64()*j.mean, float64(MaxDuration)) // the tail of a long mean passes int64
+	head = max(head.plus(Time(d)), j.last[a])
+	j.last[a] = head
+	return head
 }
 
 // pace is the longest time wire bytes take on the links of path.

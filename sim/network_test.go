@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -212,5 +213,90 @@ func TestFailedNodeSendsNothing(t *testing.T) {
 	if !slices.Equal(p.fromDead, []bool{false}) || !slices.Equal(p.fromLive, []bool{true}) || p.controls != 0 {
 		t.Fatalf("transfer from the failed node %v (want [false]), from a live one %v (want [true]), %d control messages delivered (want 0)",
 			p.fromDead, p.fromLive, p.controls)
+	}
+}
+
+// Jitter adds an exponential delay of mean Config.Jitter to each message:
+// over a ping-pong, where only one message is ever in flight, the mean
+// delay per message beyond the jitter-free run's is a sample mean of the
+// exponential, within its 99.9% interval of the configured mean, the same
+// for the same seed and different for another.
+func TestJitterMean(t *testing.T) {
+	const msgs, mean = 20000, 3 * Microsecond
+	run := func(jitter Time, seed uint64) Time {
+		wl := &scriptWL{n: 2, total: msgs, start: only0(func(c *Ctx) { c.Send(1, 0, 1000, nil) })}
+		wl.on = func(c *Ctx, o *scriptObj, m *Message) { c.Send(1-c.Self(), 0, 1000, nil) }
+		cfg := testConfig(2)
+		cfg.Jitter, cfg.Seed = jitter, seed
+		rt, err := New(cfg, wl, &recordProto{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rt.Run()
+		if !res.Finished {
+			t.Fatal("did not finish")
+		}
+		return res.Makespan
+	}
+	base := run(0, 1)
+	if want := Time(msgs) * (2*Microsecond + 1000); base != want {
+		t.Fatalf("without jitter the ping-pong took %v, want %v", base, want)
+	}
+	got := run(mean, 1)
+	perMsg := float64(got-base) / msgs
+	half := 3.29 * float64(mean) / math.Sqrt(msgs) // the exponential's sd is its mean
+	if math.Abs(perMsg-float64(mean)) > half {
+		t.Errorf("mean jitter per message %.1f ns, want %v ± %.1f ns", perMsg, mean, half)
+	}
+	if again := run(mean, 1); again != got {
+		t.Errorf("the same seed gave %v, then %v", got, again)
+	}
+	if other := run(mean, 2); other == got {
+		t.Errorf("seeds 1 and 2 gave the same makespan %v", got)
+	}
+}
+
+// A jitter far longer than a message's transmission would let a burst
+// overtake itself; a sender's messages still arrive in the order sent,
+// later than without jitter, while two senders' messages interleave.
+func TestJitterKeepsOrderPerSender(t *testing.T) {
+	const burst = 200
+	var log []recv
+	wl := &scriptWL{n: 3, total: 2 * burst, log: &log}
+	wl.start = func(c *Ctx) {
+		if c.Self() < 2 {
+			for i := range burst {
+				c.Send(2, int32(int(c.Self())*burst+i), 100, nil)
+			}
+		}
+	}
+	cfg := testConfig(3)
+	cfg.Jitter = 50 * Microsecond
+	rt, err := New(cfg, wl, &recordProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := rt.Run(); !res.Finished {
+		t.Fatal("did not finish")
+	}
+	next := [2]int32{0, burst}
+	switches := 0
+	for i, r := range log {
+		s := r.tag / burst
+		if r.tag != next[s] {
+			t.Fatalf("arrival %d is message %d of sender %d, want %d", i, r.tag, s, next[s])
+		}
+		next[s]++
+		if i > 0 && log[i-1].tag/burst != s {
+			switches++
+		}
+	}
+	// without jitter the two bursts arrive at 2 µs + 100 ns per message,
+	// alternating; the last one here comes well after 2 µs + 40 µs
+	if last := log[len(log)-1].at; last < 2*Microsecond+2*burst*100+50*Microsecond {
+		t.Errorf("the last message arrived at %v: the jitter did not delay it", last)
+	}
+	if switches < 2 {
+		t.Errorf("the senders' messages switched %d times: want them interleaved", switches)
 	}
 }

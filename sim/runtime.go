@@ -75,6 +75,7 @@ type Runtime struct {
 	laneFree []Time
 	route    []int32
 	failRNG  map[NodeID]*rand.Rand
+	jitter   *jitter // nil without Config.Jitter
 	// each failure domain's stream, and whether its clock is running
 	groupRNG []*rand.Rand
 	groupOn  []bool
@@ -141,6 +142,9 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 		}
 		rt.laneFree = make([]Time, rt.laneOf[len(rt.shared)])
 	}
+	if cfg.Jitter > 0 {
+		rt.jitter = &jitter{mean: float64(cfg.Jitter), rng: e.Stream("network-jitter", 0), last: make([]Time, n)}
+	}
 
 	rt.objs = make([]objState, wl.NumObjects())
 	rt.place = make([]NodeID, len(rt.objs))
@@ -192,7 +196,7 @@ func (c *Config) validate() error {
 	for _, d := range []struct {
 		key string
 		t   Time
-	}{{"cluster.spare_boot", c.SpareBoot}, {"cluster.repair", c.Repair}, {"network.latency", c.Latency},
+	}{{"cluster.spare_boot", c.SpareBoot}, {"cluster.repair", c.Repair}, {"network.latency", c.Latency}, {"network.jitter", c.Jitter},
 		{"storage.pfs_latency", c.PFSLatency}, {"failures.downtime", c.Downtime}, {"detection.delay", c.DetectDelay},
 		{"detection.period", c.HBPeriod}, {"detection.timeout", c.HBTimeout}} {
 		if err := CheckDelay(d.key, d.t); err != nil {

@@ -133,8 +133,9 @@ type Protocol struct {
 	measuredC sim.Time
 
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
-	// when no checkpoint survived), and RestoreTime the time each took from
-	// its first read to the application's resumption (the rebuild included).
+	// when no checkpoint survived); RestoreTime, per restore from a
+	// checkpoint, the time from its first read to the application's
+	// resumption (the rebuild included).
 	RestoredFrom []string
 	RestoreTime  []sim.Time
 	// RebuiltBytes counts the bytes rebuilds wrote (metric
