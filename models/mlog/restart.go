@@ -165,6 +165,9 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 	restored := map[sim.ObjID]bool{}
 	for _, o := range objs {
 		restored[o.id] = true
+	}
+	for _, o := range objs {
+		p.forgetResent(o, restored)
 		if note := p.restorable(o, o.ckpt); note != "" {
 			return nil, note
 		}
@@ -221,18 +224,41 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 // restorable says what is lost of what object o needs to be restored from
 // checkpoint ck: the checkpoint itself, or the part of its remote message
 // log (the tuples of the messages it processed after ck) on a failed node;
-// "" when nothing is.
+// "" when nothing is. recoverable first drops the lost tuples whose TN a
+// sender still knows (forgetResent), which are not lost.
 func (p *Protocol) restorable(o *object, ck *objCkpt) string {
-	rt := p.RT
 	if !p.valid(ck) {
 		return fmt.Sprintf("the checkpoint of object %d on node %d is lost (its buddy failed too, or failed earlier and the node had not checkpointed again)", o.id, ck.holder)
 	}
 	for _, x := range o.rlog {
-		if x.tn > ck.tnProcessed && !(rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc) {
+		if x.tn > ck.tnProcessed && !p.held(x) {
 			return fmt.Sprintf("the remote message log of object %d on node %d is lost", o.id, x.holder)
 		}
 	}
 	return ""
+}
+
+// forgetResent drops from the remote message log of object o, about to be
+// restored with the objects in restoring, the tuples after its checkpoint
+// whose holder failed but whose TN the message's sender still knows: the
+// sender resends the message with that TN, and o takes it from there, as it
+// would have from the tuple. The tuples whose TN nobody else knows stay,
+// for restorable to report their loss.
+func (p *Protocol) forgetResent(o *object, restoring map[sim.ObjID]bool) {
+	keep := o.rlog[:0]
+	for _, x := range o.rlog {
+		if x.tn > o.ckpt.tnProcessed && !p.held(x) && p.senderKnowsTN(p.objs[x.src], o, x.sn, x.tn, restoring[x.src]) {
+			continue
+		}
+		keep = append(keep, x)
+	}
+	clear(o.rlog[len(keep):])
+	o.rlog = keep
+}
+
+// held reports whether tuple x's holder still holds it.
+func (p *Protocol) held(x tuple) bool {
+	return p.RT.Alive(x.holder) && p.RT.Incarnation(x.holder) == x.inc
 }
 
 // unordered returns, for objects lost together, one of them (w) that had
@@ -258,7 +284,7 @@ func (p *Protocol) unordered(lost []*object) (w *object, tn uint64, k pair) {
 		}
 		tuples := map[uint64]pair{}
 		for _, x := range w.rlog {
-			if rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc {
+			if p.held(x) {
 				tuples[x.tn] = pair{x.src, x.sn}
 			}
 		}
@@ -495,10 +521,11 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 	// the tuples after the checkpoint were fetched with it: their TNs hold
 	// even if a holder failed since (its failure not yet handled). Such a
 	// tuple stays in the remote log, where it is lost: a failure of o
-	// before its next checkpoint is then unrecoverable (restorable)
+	// before its next checkpoint is then unrecoverable (restorable) unless
+	// the sender still knows the TN (forgetResent)
 	keep := o.rlog[:0]
 	for _, x := range o.rlog {
-		held := rt.Alive(x.holder) && rt.Incarnation(x.holder) == x.inc
+		held := p.held(x)
 		if x.tn <= ck.tnProcessed {
 			if held {
 				keep = append(keep, x)
