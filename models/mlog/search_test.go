@@ -14,8 +14,9 @@ import (
 // fast restart, with and without multi_failure, two detection delays, every
 // node failing first at every 5% of progress, and a second failure of each
 // other node shortly after (3,040 plans). Every run must end with the
-// reference answer: either recovered by logging or, for a pattern it cannot
-// survive (reported), by restarting from scratch; with multi_failure the
+// reference answer: either recovered by logging, re-processing each TN with
+// the message it had before the failure (TraceOrder), or, for a pattern it
+// cannot survive (reported), by restarting from scratch; with multi_failure the
 // only such pattern is a lost checkpoint or remote message log (section 3.4:
 // a node failing with the buddy that held them, or before it checkpointed
 // again on its buddy's replacement). Before the fix this test
@@ -53,8 +54,9 @@ func TestFailurePlanSearch(t *testing.T) {
 							cfg.Planned = plan
 							cfg.Limit = 50 * base.Makespan
 							pc := DefaultConfig()
-							pc.Period, pc.Restart, pc.MultiFailure = base.Makespan/6, restart, multi
-							rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), mustNew(t, pc))
+							pc.Period, pc.Restart, pc.MultiFailure, pc.TraceOrder = base.Makespan/6, restart, multi, true
+							proto := mustNew(t, pc)
+							rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), proto)
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -62,6 +64,10 @@ func TestFailurePlanSearch(t *testing.T) {
 							if !res.Finished || !res.Outcome.OK {
 								t.Errorf("restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
 									restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
+							}
+							if res.Stats.Unrecoverable == 0 && proto.Stats.OrderMismatches != 0 {
+								t.Errorf("restart %s, multi_failure %v, detection %v, failures %+v: %d TNs re-processed in another order than before the failure",
+									restart, multi, detect, plan, proto.Stats.OrderMismatches)
 							}
 							if note := res.Stats.UnrecoverableNote; multi && note != "" && !strings.Contains(note, " is lost") {
 								t.Errorf("restart %s, multi_failure, detection %v, failures %+v: %q: not a lost checkpoint or remote message log",
