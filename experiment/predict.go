@@ -95,10 +95,11 @@ func (p *Point) Predictions() []Prediction {
 	add("Young interval", cpr.Young(c, mu), "s", "√(2Cμ)", "", false)
 	add("Daly interval", cpr.DalyHigher(c, mu), "s", "√(2Cμ)[1+ξ/3+ξ²/9] − C", "", false)
 	R := restart + c // reading the checkpoint back costs about what writing it did
-	if pr, ok := p.ffProto.(*cpr.Protocol); ok {
+	pr, isCPR := p.ffProto.(*cpr.Protocol)
+	if isCPR {
 		R = restart + pr.RestoreCost(c)
 	}
-	if pr, ok := p.ffProto.(*cpr.Protocol); ok && pr.Interval() > 0 {
+	if isCPR && pr.Interval() > 0 {
 		tau := pr.Interval().Seconds()
 		add("interval in use τ", tau, "s", "", "", false)
 		// failure domains that hold a node with its buddy make their
@@ -114,9 +115,6 @@ func (p *Point) Predictions() []Prediction {
 		waste := cpr.FirstOrderWaste(c, tau+c, 0, R, mu)
 		add("first-order waste", T/(1-waste), "s", "T / (1 − WASTE)", fmt.Sprintf("WASTE=%.4g", waste), true)
 		add("Daly wall time", cpr.DalyWallTime(tau, c, mu, R, T), "s", "μe^{R/μ}(e^{(τ+C)/μ} − 1)T/τ", "", true)
-	}
-	if pr, ok := p.ffProto.(*cpr.Protocol); ok && pr.Interval() > 0 {
-		tau := pr.Interval().Seconds()
 		add("t'_c (Chakravorty–Kalé, worst case)", mlog.CheckpointRuntime(T, c, tau, mu, R), "s",
 			"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("d=%.4g s, c=τ, k_c=%.4g s", c, R), false)
 	}

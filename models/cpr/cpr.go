@@ -82,10 +82,11 @@ type Config struct {
 	// such as BLCR writes and reads it with every checkpoint, where an
 	// application-level one (Image = 0) saves the state alone.
 	Image int64
-	// NoRebuild leaves the buddy tier of a checkpoint just restored with the
-	// copies the failures left, instead of copying again, before the
-	// application resumes, the pieces that lost one (as SCR rebuilds its
-	// cached datasets in SCR_Init).
+	// NoRebuild skips the rebuild after a restore from the buddy tier
+	// (Protocol.rebuild): the pieces a failure left with one copy then keep
+	// one until the next checkpoint. By default they get their second copy
+	// before the application resumes, as SCR rebuilds its cached datasets
+	// in SCR_Init.
 	NoRebuild bool
 }
 
