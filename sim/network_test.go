@@ -300,3 +300,32 @@ func TestJitterKeepsOrderPerSender(t *testing.T) {
 		t.Errorf("the senders' messages switched %d times: want them interleaved", switches)
 	}
 }
+
+// A protocol's transfers take the jitter too, in order: two transfers from
+// node 0 to node 1, which take 12 µs and 22 µs without jitter, complete
+// later with a 1 ms mean, the first one first.
+func TestJitterDelaysTransfers(t *testing.T) {
+	for _, jitter := range []Time{0, Millisecond} {
+		cfg := testConfig(2)
+		cfg.Limit, cfg.Jitter = Second, jitter
+		rt, err := New(cfg, &scriptWL{n: 2, total: 1}, &recordProto{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done []Time
+		rt.At(0, func() {
+			for range 2 {
+				rt.Transfer(0, 1, 10000, 9, func(ok bool) { done = append(done, rt.Now()) })
+			}
+		})
+		rt.Run()
+		switch {
+		case len(done) != 2:
+			t.Fatalf("jitter %v: %d transfers completed, want 2", jitter, len(done))
+		case jitter == 0 && (done[0] != 12*Microsecond || done[1] != 22*Microsecond):
+			t.Fatalf("without jitter the transfers completed at %v, want 12µs and 22µs", done)
+		case jitter > 0 && (done[0] <= 12*Microsecond || done[1] < done[0]):
+			t.Fatalf("with jitter the transfers completed at %v: want both later than without, in order", done)
+		}
+	}
+}
