@@ -87,14 +87,10 @@ func sharedDomains(s *scenarios.Scenario) domainLoss {
 		if err != nil {
 			return domainLoss{}
 		}
-		buddy := false
-		for _, l := range cfg.Levels {
-			if l.Tier == cpr.PFS {
-				return domainLoss{} // the PFS copy survives any domain
-			}
-			buddy = buddy || l.Tier == cpr.Buddy
+		if cfg.HasTier(cpr.PFS) {
+			return domainLoss{} // the PFS copy survives any domain
 		}
-		if !buddy {
+		if !cfg.HasTier(cpr.Buddy) {
 			return domainLoss{} // LostWithNode's caveat says more
 		}
 		d.offset = max(cfg.BuddyOffset, 1)

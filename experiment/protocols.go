@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"math"
-	"slices"
 
 	"ftsim/models/abft"
 	"ftsim/models/cpr"
@@ -119,7 +118,7 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 		cfg.Levels = append(cfg.Levels, cpr.Level{Tier: t, Every: int(l.Every)})
 	}
 	for _, key := range []string{"buddy_offset", "rebuild"} {
-		if sec.Has(key) && !slices.ContainsFunc(cfg.Levels, func(l cpr.Level) bool { return l.Tier == cpr.Buddy }) {
+		if sec.Has(key) && !cfg.HasTier(cpr.Buddy) {
 			return cpr.Config{}, sec.Errorf(key, "concerns the copies of the buddy tier, and no level is buddy")
 		}
 	}

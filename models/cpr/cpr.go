@@ -2,6 +2,7 @@ package cpr
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -88,6 +89,11 @@ type Config struct {
 	// before the application resumes, as SCR rebuilds its cached datasets
 	// in SCR_Init.
 	NoRebuild bool
+}
+
+// HasTier reports whether a level writes to tier t.
+func (cfg Config) HasTier(t Tier) bool {
+	return slices.ContainsFunc(cfg.Levels, func(l Level) bool { return l.Tier == t })
 }
 
 // LostWithNode reports whether every level keeps a node's copies only where
@@ -792,11 +798,6 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		was[o] = append(was[o], i)
 		now[n] = append(now[n], i)
 	}
-	holders := make([]sim.NodeID, 0, len(now))
-	for n := range now {
-		holders = append(holders, n)
-	}
-	slices.Sort(holders)
 	locs := map[sim.NodeID][]copyLoc{}
 	re.copies[Buddy] = locs
 	pending := 1
@@ -808,7 +809,7 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		p.replaceBuddyTier(cp, re)
 		then()
 	}
-	for _, n := range holders {
+	for _, n := range slices.Sorted(maps.Keys(now)) {
 		objs := now[n]
 		var have []copyLoc
 		if old := cp.owner[objs[0]]; slices.Equal(was[old], objs) {
@@ -867,7 +868,7 @@ const MetricRebuildBytes = "cpr_rebuild_bytes"
 
 // OnFinish reports the bytes rebuilds wrote.
 func (p *Protocol) OnFinish() {
-	if !p.cfg.NoRebuild && slices.ContainsFunc(p.cfg.Levels, func(l Level) bool { return l.Tier == Buddy }) {
+	if !p.cfg.NoRebuild && p.cfg.HasTier(Buddy) {
 		p.RT.Stats().SetMetric(MetricRebuildBytes, float64(p.RebuiltBytes))
 	}
 }
