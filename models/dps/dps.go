@@ -292,6 +292,7 @@ type thread struct {
 	resendDue bool   // the split resends its outstanding tasks once replaying is 0
 	retired   bool   // a stateless thread lost and not re-created (Shrink)
 	timerGen  uint32
+	tick      tickState
 	ckSending int  // checkpoint transfers of the thread still on their way
 	logs      bool // LogOrder applies to this thread
 	ord       orderState
@@ -741,6 +742,7 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 	if p.fallback {
 		return
 	}
+	p.unpark(m.Dst) // a tick during the handler checkpoints once it ends
 	t := &p.th[m.Dst]
 	t.pst.seqIn = max(t.pst.seqIn, m.Hdr.Seq)
 	t.inGen = m.Hdr.Inc
@@ -797,11 +799,69 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 	}
 }
 
+// tickState is where a thread's checkpoint timer (every Period) stands.
+//
+// A tick at which the checkpoint would be skipped (see OnTimer) does not
+// re-arm the timer: it parks it, and every tick after it would be skipped
+// too until something the skip depends on changes: the thread starts a
+// handler (OnDispatch), one of its checkpoints reaches a backup, or the
+// checkpoint a tick waits for is taken. unpark then re-arms the timer at the
+// next tick of the same grid. The ticks in between are counted as skipped,
+// not executed: with a period far shorter than a checkpoint's transfer or
+// than the gaps between handlers (1 ns, say), running them kept the run
+// crawling at its first percent and, while the thread ran, gave each tick a
+// waiting closure, gigabytes of them.
+type tickState struct {
+	last    sim.Time   // the time of the latest tick: the grid is last + k·Period
+	node    sim.NodeID // the node the timer lives on
+	waiting bool       // the latest tick's checkpoint waits for the thread to settle
+	parked  bool       // the timer is stopped at last (see above)
+}
+
+// armTimer starts thread id's checkpoint timer on its node: the first tick is
+// a Period from now.
 func (p *Protocol) armTimer(id sim.ObjID) {
-	rt := p.RT
+	t := &p.th[id]
+	t.tick = tickState{last: p.RT.Now(), node: p.RT.NodeOf(id)}
+	p.schedTick(id, p.RT.Now()+p.cfg.Period)
+}
+
+// schedTick sets thread id's timer at time at; a timer set before is void.
+func (p *Protocol) schedTick(id sim.ObjID, at sim.Time) {
 	t := &p.th[id]
 	t.timerGen++
-	rt.SetTimer(rt.NodeOf(id), rt.Now()+p.cfg.Period, tagTimer, int64(t.timerGen)<<32|int64(id))
+	p.RT.SetTimer(t.tick.node, at, tagTimer, int64(t.timerGen)<<32|int64(id))
+}
+
+// unpark re-arms a parked timer at the next tick of its grid after now,
+// counting the ticks it passed over as skipped.
+func (p *Protocol) unpark(id sim.ObjID) {
+	t := &p.th[id]
+	if !t.tick.parked || t.tick.waiting || !p.tickAlive(id) {
+		return // while a tick waits, the ticks after it are skipped: it unparks when it is done
+	}
+	passed := (p.RT.Now() - t.tick.last) / p.cfg.Period
+	p.stopTick(id, p.RT.Now()+1)
+	p.schedTick(id, t.tick.last+(passed+1)*p.cfg.Period)
+}
+
+// tickAlive reports whether the next tick of thread id's timer would still
+// find the thread where the timer lives: a timer whose tick would find its
+// thread lost or moved, or the protocol fallen back, would stop there.
+func (p *Protocol) tickAlive(id sim.ObjID) bool {
+	return !p.fallback && !p.RT.Lost(id) && p.RT.NodeOf(id) == p.th[id].tick.node
+}
+
+// stopTick ends thread id's parked timer at time at, counting its ticks
+// before then as skipped, as they would have been had they run. (The ticks
+// after one that waits for the thread to settle are counted when it is done,
+// and not at all if it never is.)
+func (p *Protocol) stopTick(id sim.ObjID, at sim.Time) {
+	t := &p.th[id]
+	if t.tick.parked && !t.tick.waiting && at > t.tick.last {
+		p.C.SkippedCheckpoints += int64((at - t.tick.last - 1) / p.cfg.Period)
+	}
+	t.tick.parked = false
 }
 
 // OnTimer checkpoints an object at the end of its period, once its running
@@ -816,30 +876,55 @@ func (p *Protocol) OnTimer(node sim.NodeID, tag int32, arg int64) {
 	if uint32(arg>>32) != t.timerGen || rt.NodeOf(id) != node || rt.Lost(id) {
 		return
 	}
-	p.armTimer(id)
+	if t.tick.waiting {
+		// Skipped, as is every tick until the waiting one is done, which
+		// counts them (its closure would have run theirs after its own).
+		t.tick.parked = true
+		return
+	}
+	t.tick.last = rt.Now()
+	if p.settled(id) && p.skipTick(t) {
+		// Skipped, and so is every tick until unpark.
+		p.C.SkippedCheckpoints++
+		t.tick.parked = true
+		return
+	}
+	p.schedTick(id, rt.Now()+p.cfg.Period)
+	t.tick.waiting = true
+	gen := t.timerGen
 	p.whenSettled(id, func() {
+		ours := t.timerGen == gen // the timer has not been re-armed by another path since
+		if ours {
+			t.tick.waiting = false
+		}
 		if p.fallback || rt.Lost(id) || rt.NodeOf(id) != node {
+			if ours {
+				t.tick.parked = false // so would the ticks after it have returned: the timer is dead
+			}
 			return
 		}
-		if t.ckSending > 0 || t.handled == 0 {
-			// Skipped while its previous checkpoint has not reached
-			// every backup: with a period shorter than a checkpoint's
-			// transfer, checkpoints would queue on the link, and the
-			// memory they hold grow, without bound (a checkpointing
-			// library skips a tick while a checkpoint is in progress).
-			// Skipped too when the object has handled nothing since:
-			// the state is the one saved. On a node whose protocol CPU
-			// work already exceeds its cores, that work goes ahead of
-			// the application's, which would never run again if every
-			// tick added more. (A schedule by handled objects slows
-			// down with the application its checkpoints delay: it
-			// needs no such rule.)
+		if p.skipTick(t) {
 			p.C.SkippedCheckpoints++
-			return
+		} else {
+			p.checkpoint(id)
 		}
-		p.checkpoint(id)
+		if ours {
+			p.unpark(id)
+		}
 	})
 }
+
+// skipTick reports whether a tick finding thread t settled skips its
+// checkpoint. It does while the previous checkpoint has not reached every
+// backup: with a period shorter than a checkpoint's transfer, checkpoints
+// would queue on the link, and the memory they hold grow, without bound (a
+// checkpointing library skips a tick while a checkpoint is in progress). It
+// does too when the thread has handled nothing since: the state is the one
+// saved. On a node whose protocol CPU work already exceeds its cores, that
+// work goes ahead of the application's, which would never run again if every
+// tick added more. (A schedule by handled objects slows down with the
+// application its checkpoints delay: it needs no such rule.)
+func (p *Protocol) skipTick(t *thread) bool { return t.ckSending > 0 || t.handled == 0 }
 
 // checkpoint sends object id's state, protocol state and processed list to its
 // backups. The object is not running.
@@ -876,6 +961,7 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 		t.ckSending++
 		rt.Transfer(from, bk.node, wire, tagCkpt, func(ok bool) {
 			p.th[id].ckSending--
+			p.unpark(id)
 			if ok && !p.fallback {
 				p.charge(bk.node, wire)
 				p.install(id, bk, ck)
@@ -1012,6 +1098,11 @@ func appCopy(c *sim.Message) *sim.Message {
 // its stateless threads, resends the split's tasks and regenerates backups.
 func (p *Protocol) OnFailure(f sim.Failure) {
 	p.memFailed(f.Node)
+	for _, id := range f.Objects {
+		if p.th[id].tick.node == f.Node {
+			p.stopTick(id, f.At) // the timer died with its node
+		}
+	}
 	if p.fallback {
 		p.scratch.OnFailure(f)
 		return
@@ -1147,6 +1238,7 @@ func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
 	}
 	p.fallback = true
 	for i := range p.th {
+		p.stopTick(sim.ObjID(i), rt.Now()) // ticks stop while the application restarts from scratch
 		t := &p.th[i]
 		for _, bk := range t.backups {
 			if p.valid(bk) {

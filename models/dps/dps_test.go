@@ -267,6 +267,35 @@ func TestTimerSkipsUnchangedState(t *testing.T) {
 	}
 }
 
+// A period far below everything else (1 ns, on a run whose messages take
+// 50 µs) costs what the checkpoints cost, not what the ticks would: a tick
+// that would be skipped parks the timer until the thread handles something
+// or its checkpoint arrives. Running every tick kept such a run at its first
+// percent for ever, and gave each tick during a handler a waiting closure
+// (5.7 GB within a minute on the default scenario). The ticks passed over
+// are still counted: every tick of every thread either checkpoints or is
+// skipped, up to one per thread at the end of the run.
+func TestTinyPeriodParksTheTimer(t *testing.T) {
+	each := DefaultConfig()
+	each.Every = 1
+	every, _ := runDPS(t, baseConfig(), lifeJob(t, "overlap"), each)
+	for _, period := range []sim.Time{1, 7 * sim.Microsecond} {
+		wl := lifeJob(t, "overlap")
+		pc := DefaultConfig()
+		pc.Every, pc.Period = 0, period
+		res, p := runDPS(t, baseConfig(), wl, pc)
+		checkClean(t, "tiny period", res, p)
+		if most := 2 * every.Events; res.Events > most {
+			t.Errorf("period %v: %d events, want at most %d (twice a checkpoint per handled message)", period, res.Events, most)
+		}
+		n := int64(wl.NumObjects())
+		ticks := n * int64(res.Makespan/period)
+		if got := p.C.Checkpoints + p.C.SkippedCheckpoints; got < ticks-n || got > ticks {
+			t.Errorf("period %v: %d checkpoints + %d skipped ticks, want the %d ticks within %d", period, p.C.Checkpoints, p.C.SkippedCheckpoints, ticks, n)
+		}
+	}
+}
+
 // Failures: single, successive and simultaneous ones the backups cover end
 // with the reference answer without any restart; survivors never roll back;
 // re-posted objects already received are dropped and nothing else is.

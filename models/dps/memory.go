@@ -63,9 +63,15 @@ var _ sim.Finisher = (*Protocol)(nil)
 // OnFinish reports the peak protocol memory: all of it (the runtime's peak of
 // sim.MemBackup, which sees node failures at the instant they happen) and the
 // peak of each kind; and the size of a whole-application checkpoint. Before
-// that it gives back the stateless threads retired by Shrink (unretire).
+// that it gives back the stateless threads retired by Shrink (unretire) and
+// counts the ticks parked timers skipped.
 func (p *Protocol) OnFinish() {
 	p.unretire()
+	for i := range p.th {
+		if id := sim.ObjID(i); p.tickAlive(id) {
+			p.stopTick(id, p.RT.Now()) // counts the ticks a parked timer passed over
+		}
+	}
 	st := p.RT.Stats()
 	st.SetMetric(MetricBackupPeak, float64(st.PeakMem[sim.MemBackup]))
 	st.SetMetric(MetricQueuePeak, float64(p.memPeak[memQueue]))

@@ -158,6 +158,12 @@ func (p *Protocol) ackOrder(id sim.ObjID, act uint32, idx uint64) {
 	p.runSettled(id)
 }
 
+// settled reports whether whenSettled would run a function at once.
+func (p *Protocol) settled(id sim.ObjID) bool {
+	t := &p.th[id]
+	return !p.RT.Running(id) && (!p.logging(t) || len(t.ord.held) == 0 && !t.ord.replay)
+}
+
 // whenSettled runs fn once thread id is idle, holds no output back and is not
 // replaying; for threads that do not log their order, once it is idle.
 func (p *Protocol) whenSettled(id sim.ObjID, fn func()) {
