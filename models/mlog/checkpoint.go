@@ -112,15 +112,17 @@ func (p *Protocol) checkpoint(n sim.NodeID) {
 // TransferTo also reports the checkpoint's arrival and the acknowledgement to
 // (instead of a closure for each step and allocations for what they capture).
 type ckptRun struct {
-	p    *Protocol
-	n    sim.NodeID
-	inc  uint32     // n's incarnation when the checkpoint began
-	life int64      // p.life then: a restart from scratch voids the run (and its holds)
-	b    sim.NodeID // the buddy the package goes to
-	objs []*object
-	left int // objects still running a handler
-	cks  []*objCkpt
-	one  [1]*objCkpt // cks of a node with one object
+	p      *Protocol
+	n      sim.NodeID
+	inc    uint32     // n's incarnation when the checkpoint began
+	life   int64      // p.life then: a restart from scratch voids the run (and its holds)
+	b      sim.NodeID // the buddy the package goes to
+	objs   []*object
+	left   int // objects still running a handler
+	cks    []*objCkpt
+	one    [1]*objCkpt // cks of a node with one object
+	size   int64       // the package's bytes
+	paused sim.Time    // when the objects' state began to be copied
 }
 
 // idle: one more object is between handlers.
@@ -131,17 +133,17 @@ func (r *ckptRun) idle() {
 	}
 }
 
-// pack snapshots the paused objects, resumes them and ships the checkpoint.
+// pack snapshots the paused objects and copies the package into a buffer in
+// the node's memory (Charm++ packs the objects into a checkpoint message):
+// the objects stay paused until the copy is done, a write at
+// storage.memory_bandwidth queued behind the node's other memory writes, as
+// cpr's checkpoint to memory is. That pause is the checkpoint's duration d of
+// Chakravorty & Kalé's t_ml = αt0(1 + d/c), reported as CheckpointTime.
 func (r *ckptRun) pack() {
 	p, n, objs := r.p, r.n, r.objs
 	rt := p.RT
 	if !rt.Alive(n) || rt.Incarnation(n) != r.inc || r.life != p.life {
 		return
-	}
-	resume := func() {
-		for _, o := range objs {
-			p.unhold(o.id)
-		}
 	}
 	b := p.buddy(n)
 	ok := !p.fallen && b != sim.None && rt.Alive(b)
@@ -150,7 +152,7 @@ func (r *ckptRun) pack() {
 	}
 	if !ok {
 		delete(p.ckBusy, n)
-		resume()
+		r.resume()
 		return
 	}
 	cks := r.one[:0]
@@ -167,10 +169,32 @@ func (r *ckptRun) pack() {
 		cks = append(cks, ck)
 		size += ck.size
 	}
-	resume()
-	r.b, r.cks = b, cks
+	r.b, r.cks, r.size, r.paused = b, cks, size, rt.Now()
 	rt.Stats().CheckpointBytes += size
-	rt.TransferTo(n, b, size, tagCheckpoint, r)
+	rt.StorageWrite(n, sim.Memory, size, r.copied)
+}
+
+func (r *ckptRun) resume() {
+	for _, o := range r.objs {
+		r.p.unhold(o.id)
+	}
+}
+
+// copied: the package is in the buffer; the objects resume and it goes to
+// the buddy. If the node failed meanwhile, its restart resets the holds.
+func (r *ckptRun) copied(ok bool) {
+	p := r.p
+	rt := p.RT
+	if r.life != p.life {
+		return
+	}
+	if !ok {
+		p.unsnap(r.cks)
+		return
+	}
+	r.resume()
+	rt.Stats().CheckpointTime += rt.Now() - r.paused
+	rt.TransferTo(r.n, r.b, r.size, tagCheckpoint, r)
 }
 
 // TransferDone: the package reached the buddy (tagCheckpoint), or the
