@@ -296,6 +296,33 @@ func TestTinyPeriodParksTheTimer(t *testing.T) {
 	}
 }
 
+// Parked timers live through failures: with a 1 ns period, threads that
+// lose their node, re-activate from a backup and re-execute end with the
+// reference answer, without a restart from scratch, as threads that ran
+// every tick did.
+func TestTinyPeriodUnderFailures(t *testing.T) {
+	type fail = sim.ScriptedFailure
+	for _, plan := range [][]fail{
+		{{Node: 1, Progress: 0.3, ByProgress: true}},
+		{{Node: 2, Progress: 0.4, ByProgress: true}, {Node: 0, Progress: 0.7, ByProgress: true}},
+		{{Node: 3, At: 3 * sim.Millisecond}},
+	} {
+		for _, logOrder := range []bool{false, true} {
+			cfg := baseConfig()
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = plan
+			pc := DefaultConfig()
+			pc.Every, pc.Period, pc.LogOrder = 0, 1, logOrder
+			res, p := runDPS(t, cfg, lifeJob(t, "overlap"), pc)
+			name := fmt.Sprintf("failures %+v, log_order %v", plan, logOrder)
+			checkClean(t, name, res, p)
+			if res.Stats.Restarts != 0 || p.C.Recovered == 0 || p.C.Checkpoints == 0 {
+				t.Errorf("%s: %d restarts from scratch, %d threads recovered, %d checkpoints", name, res.Stats.Restarts, p.C.Recovered, p.C.Checkpoints)
+			}
+		}
+	}
+}
+
 // Failures: single, successive and simultaneous ones the backups cover end
 // with the reference answer without any restart; survivors never roll back;
 // re-posted objects already received are dropped and nothing else is.
