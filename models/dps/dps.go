@@ -840,9 +840,10 @@ func (p *Protocol) unpark(id sim.ObjID) {
 	if !t.tick.parked || t.tick.waiting || !p.tickAlive(id) {
 		return // while a tick waits, the ticks after it are skipped: it unparks when it is done
 	}
-	passed := (p.RT.Now() - t.tick.last) / p.cfg.Period
-	p.stopTick(id, p.RT.Now()+1)
-	p.schedTick(id, t.tick.last+(passed+1)*p.cfg.Period)
+	now := p.RT.Now()
+	next := t.tick.last + ((now-t.tick.last)/p.cfg.Period+1)*p.cfg.Period
+	p.stopTick(id, now+1) // the ticks up to now were skipped
+	p.schedTick(id, next)
 }
 
 // tickAlive reports whether the next tick of thread id's timer would still
