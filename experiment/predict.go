@@ -25,13 +25,14 @@ type Prediction struct {
 
 // detectionDelay is the mean time from a failure to its detection: with
 // heartbeats the failure falls uniformly within a period, so on average half a
-// period after the last heartbeat.
+// period after the last heartbeat, which the network's jitter delays by its
+// mean.
 func (p *Point) detectionDelay() float64 {
-	d := p.Scenario.Detection
+	d, n := p.Scenario.Detection, p.Scenario.Network
 	if d.Mode == "oracle" {
 		return d.Delay.Seconds()
 	}
-	return d.Timeout.Seconds() + p.Scenario.Network.Latency.Seconds() - d.Period.Seconds()/2
+	return d.Timeout.Seconds() + n.Latency.Seconds() + n.Jitter.Seconds() - d.Period.Seconds()/2
 }
 
 // Predictions returns the analytical figures that apply to the scenario.

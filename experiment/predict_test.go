@@ -88,3 +88,22 @@ func TestPredictionsByProtocol(t *testing.T) {
 		})
 	}
 }
+
+// The mean detection delay behind the restart predictions: an oracle's
+// delay, or a heartbeat timeout plus the latency and the jitter's mean of
+// the last heartbeat, sent on average half a period before the failure.
+func TestDetectionDelay(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want float64
+	}{
+		{[]string{"detection.mode=oracle", "detection.delay=2s"}, 2},
+		{[]string{"detection.period=1s", "detection.timeout=3s", "network.latency=1ms"}, 2.501},
+		{[]string{"detection.period=1s", "detection.timeout=3s", "network.latency=1ms", "network.jitter=50ms"}, 2.551},
+	} {
+		p := &Point{Scenario: smallScenario(t, tc.sets...)}
+		if got := p.detectionDelay(); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%v: mean detection delay %v s, want %v s", tc.sets, got, tc.want)
+		}
+	}
+}

@@ -231,14 +231,15 @@ func (p *Point) runConfig(rep int) (sim.Config, error) {
 }
 
 // recoveryTime is the least time a failure costs before its recovery can
-// start: its detection (at the latest), a spare's boot and the downtime.
+// start: its detection (at the latest, but for a jitter beyond its mean), a
+// spare's boot and the downtime.
 // Added to the fault-free time before the safety factor, it keeps runs of
 // a short workload from stopping before their first failure is detected.
 func (p *Point) recoveryTime() sim.Time {
 	s := p.Scenario
 	d := s.Detection.Delay
 	if s.Detection.Mode != "oracle" {
-		d = s.Detection.Timeout + s.Network.Latency
+		d = s.Detection.Timeout + s.Network.Latency + s.Network.Jitter
 	}
 	return sim.Time(d + s.Cluster.SpareBoot + s.Failures.Downtime)
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"ftsim/sim"
 )
 
 // Limits that keep a scenario within what one process can simulate, so
@@ -217,6 +219,10 @@ func (v *validator) detection() {
 		v.check(d.Period > 0, "detection.period", "must be > 0 in heartbeat mode, got %s", d.Period)
 		v.check(d.Timeout >= d.Period, v.s.blame("detection.timeout", "detection.period"),
 			"timeout (%s) must be ≥ period (%s)", d.Timeout, d.Period)
+		j := v.s.Network.Jitter
+		v.check(j <= 0 || (d.Timeout-d.Period)/sim.HBJitterMargin >= j, v.s.blame("network.jitter", "detection.timeout", "detection.period"),
+			"with network.jitter = %s, timeout (%s) must exceed period (%s) by at least %d jitters: a heartbeat the jitter delayed longer would be taken for a failure, and ftsim does not model false suspicions",
+			j, d.Timeout, d.Period, sim.HBJitterMargin)
 	}
 }
 

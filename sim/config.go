@@ -50,7 +50,9 @@ type Config struct {
 	// head of every message and transfer between two nodes (operating
 	// system and switch noise); 0 = none. A node's messages keep their
 	// order: a head never arrives before that of one its sender sent
-	// earlier.
+	// earlier. With heartbeats it delays the last one a failed node sent,
+	// and so the failure's detection; the heartbeat timeout must then exceed
+	// the period by HBJitterMargin mean jitters.
 	Jitter Time
 
 	MemBandwidth, DiskBandwidth    float64
@@ -90,6 +92,14 @@ type Config struct {
 // legitimate instant holds: every object of a 100,000-node run acting at
 // once makes a few hundred thousand events.
 const DefaultStallEvents = 100_000_000
+
+// HBJitterMargin is how many mean network jitters a heartbeat timeout must
+// exceed the period by. The monitor would suspect a live node whose
+// heartbeat came timeout − period later than its previous one, with
+// exponential jitter of mean μ a chance of ½·exp(−(timeout − period)/μ)
+// per heartbeat: 1e-9 at this margin. ftsim does not model such false
+// suspicions, so it rejects settings that would make them likely.
+const HBJitterMargin = 20
 
 // DefaultConfig is a small, fast cluster: 4 single-core nodes at 1 Gop/s on a
 // 10 GB/s, 1 µs network, no failures, oracle detection.

@@ -224,7 +224,8 @@ func (rt *Runtime) placedOnFailed(id ObjID, n NodeID) {
 
 // detectTime is when the failure of node n at time f is detected. With
 // heartbeats, n sent one every period since it was powered on; the monitor
-// declares it dead a timeout after the last heartbeat it received.
+// declares it dead a timeout after the last heartbeat it received, which
+// network jitter delays like any message.
 func (rt *Runtime) detectTime(n NodeID, f Time) Time {
 	if rt.cfg.OracleDetection {
 		return f + rt.cfg.DetectDelay
@@ -236,7 +237,11 @@ func (rt *Runtime) detectTime(n NodeID, f Time) Time {
 	if last >= f && k > 0 {
 		last -= p // a heartbeat due at the instant of failure is not sent
 	}
-	return last + rt.cfg.Latency + rt.cfg.HBTimeout
+	heard := last.plus(rt.cfg.Latency)
+	if rt.hbJitter != nil {
+		heard = heard.plus(Time(min(rt.hbJitter.ExpFloat64()*float64(rt.cfg.Jitter), float64(MaxDuration))))
+	}
+	return heard.plus(rt.cfg.HBTimeout)
 }
 
 // countHeartbeats adds the heartbeats node n sent since it was powered on.

@@ -42,6 +42,87 @@ func TestHeartbeatDetectionDelay(t *testing.T) {
 	}
 }
 
+// Network jitter delays the last heartbeat a failed node sent, and so its
+// detection, by an exponential time of the jitter's mean, drawn from a
+// stream of its own: the same for the same seed, and the application's
+// messages keep their draws.
+func TestHeartbeatJitterDelaysDetection(t *testing.T) {
+	const n, mean = 4000, 50 * Millisecond
+	run := func(seed uint64, jitter Time) []Failure {
+		cfg := testConfig(n)
+		cfg.OracleDetection, cfg.Jitter, cfg.Seed = false, jitter, seed
+		cfg.Failures = ScriptedFailures
+		for i := range n {
+			cfg.Planned = append(cfg.Planned, ScriptedFailure{Node: NodeID(i), At: 10*Second + 500*Millisecond})
+		}
+		p := &recordProto{}
+		rt, err := New(cfg, idle(n), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.Run()
+		if len(p.failures) != n {
+			t.Fatalf("%d failures, want %d", len(p.failures), n)
+		}
+		return p.failures
+	}
+	const base = 10*Second + 2*Microsecond + 3*Second // the last heartbeat at 10 s, then latency and timeout
+	for _, f := range run(1, 0) {
+		if f.DetectedAt != base {
+			t.Fatalf("without jitter node %d detected at %v, want %v", f.Node, f.DetectedAt, base)
+		}
+	}
+	var sum, sq float64
+	jittered := run(1, mean)
+	for _, f := range jittered {
+		d := (f.DetectedAt - base).Seconds()
+		if d < 0 {
+			t.Fatalf("node %d detected at %v, before %v", f.Node, f.DetectedAt, base)
+		}
+		sum += d
+		sq += d * d
+	}
+	m := sum / n
+	se := math.Sqrt((sq/n - m*m) / n)
+	if math.Abs(m-mean.Seconds()) > 4*se {
+		t.Errorf("mean delay %.4g s, want %.4g s ± %.3g", m, mean.Seconds(), 4*se)
+	}
+	if sd := math.Sqrt(sq/n - m*m); math.Abs(sd-mean.Seconds()) > 0.1*mean.Seconds() {
+		t.Errorf("delays' standard deviation %.4g s, want about the mean %.4g s (exponential)", sd, mean.Seconds())
+	}
+	if !reflect.DeepEqual(jittered, run(1, mean)) {
+		t.Error("two runs with the same seed detect at different times")
+	}
+	if reflect.DeepEqual(jittered, run(2, mean)) {
+		t.Error("another seed draws the same delays")
+	}
+}
+
+// The heartbeat's jitter is drawn from a stream of its own: a ping-pong
+// between nodes 0 and 1 while idle node 2 fails takes the same time whether
+// the failure is detected by heartbeats (one draw) or by an oracle (none).
+func TestHeartbeatJitterKeepsTheMessagesDraws(t *testing.T) {
+	run := func(oracle bool) Time {
+		wl := &scriptWL{n: 2, total: 2000, start: only0(func(c *Ctx) { c.Send(1, 0, 1000, nil) })}
+		wl.on = func(c *Ctx, o *scriptObj, m *Message) { c.Send(1-c.Self(), 0, 1000, nil) }
+		cfg := testConfig(3)
+		cfg.OracleDetection, cfg.Jitter = oracle, 3*Microsecond
+		cfg.Failures, cfg.Planned = ScriptedFailures, []ScriptedFailure{{Node: 2, At: 3 * Millisecond}}
+		rt, err := New(cfg, wl, &recordProto{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rt.Run()
+		if !res.Finished || res.Stats.Failures != 1 || res.Makespan < 5*Millisecond {
+			t.Fatalf("finished %v with %d failures at %v: want the failure in the middle of the run", res.Finished, res.Stats.Failures, res.Makespan)
+		}
+		return res.Makespan
+	}
+	if hb, oracle := run(false), run(true); hb != oracle {
+		t.Errorf("the ping-pong took %v with heartbeats, %v with an oracle: the detection took a message's draw", hb, oracle)
+	}
+}
+
 // Fail-stop: a message whose last byte left before the failure is delivered; one
 // still leaving is lost; the failed node's objects are lost and reported.
 func TestFailStopLosesExactlyWhatItShould(t *testing.T) {
@@ -310,6 +391,9 @@ func TestConfigValidate(t *testing.T) {
 		{"Weibull without shape", func(c *Config) { c.Failures, c.NodeMTBF = Weibull, Hour }, "Weibull shape"},
 		{"heartbeat timeout under period", func(c *Config) { c.OracleDetection, c.HBTimeout = false, Second/2 }, "heartbeat"},
 		{"heartbeats", func(c *Config) { c.OracleDetection = false }, ""},
+		{"heartbeats with jitter", func(c *Config) { c.OracleDetection, c.Jitter = false, 100*Millisecond }, ""},
+		{"heartbeats with more jitter", func(c *Config) { c.OracleDetection, c.Jitter = false, 100*Millisecond+1 }, "false suspicions"},
+		{"a fixed detection delay with jitter", func(c *Config) { c.Jitter = Second }, ""},
 		{"a latency of 100 years", func(c *Config) { c.Latency = MaxDuration }, "network.latency: must be ≥ 0 and under 100 years, got 100 years"},
 		{"a latency just under", func(c *Config) { c.Latency = MaxDuration - 1 }, ""},
 		{"a negative boot", func(c *Config) { c.SpareBoot = -1 }, "cluster.spare_boot"},

@@ -76,6 +76,10 @@ type Runtime struct {
 	route    []int32
 	failRNG  map[NodeID]*rand.Rand
 	jitter   *jitter // nil without Config.Jitter
+	// the jitter of the last heartbeat a failed node sent: a stream of its
+	// own, so that failures do not shift the messages' draws; nil without
+	// Config.Jitter or with oracle detection
+	hbJitter *rand.Rand
 	// each failure domain's stream, and whether its clock is running
 	groupRNG []*rand.Rand
 	groupOn  []bool
@@ -144,6 +148,9 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	}
 	if cfg.Jitter > 0 {
 		rt.jitter = &jitter{mean: float64(cfg.Jitter), rng: e.Stream("network-jitter", 0), last: make([]Time, n)}
+		if !cfg.OracleDetection {
+			rt.hbJitter = e.Stream("heartbeat-jitter", 0)
+		}
 	}
 
 	rt.objs = make([]objState, wl.NumObjects())
@@ -183,6 +190,8 @@ func (c *Config) validate() error {
 		return errors.New("group failures need a positive MTBF and 1 to nodes+spares nodes per group")
 	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):
 		return errors.New("heartbeat period must be positive and timeout at least one period")
+	case !c.OracleDetection && c.Jitter > 0 && (c.HBTimeout-c.HBPeriod)/HBJitterMargin < c.Jitter:
+		return fmt.Errorf("heartbeat timeout must exceed the period by at least %d mean network jitters (false suspicions are not modelled)", HBJitterMargin)
 	case c.Topology != nil && c.Topology.Nodes() < c.Nodes+c.Spares:
 		return fmt.Errorf("the %s connects %d nodes, the cluster has %d (nodes + spares)", c.Topology.Name(), c.Topology.Nodes(), c.Nodes+c.Spares)
 	}
