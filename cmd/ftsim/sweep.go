@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -403,16 +404,27 @@ func printComparison(w io.Writer, c experiment.Comparison) {
 		at = "the scenario's settings"
 	}
 	fmt.Fprintf(w, "\nprotocols compared at %s (replication r of each faces the same failures):\n", at)
+	// the predictions' columns only where a model applies (not to
+	// scripted failures, which have no MTBF)
+	predicted := slices.ContainsFunc(c.Rows, func(r experiment.ComparisonRow) bool { return !math.IsNaN(r.Predicted) })
 	tw := newTable(w, 0)
-	fmt.Fprintln(tw, "  protocol\tok/runs\tmakespan_s\t95% CI\tvs best (paired)\toverhead\trecovery_s\tefficiency\tpredicted_s\tmodel\t")
+	fmt.Fprint(tw, "  protocol\tok/runs\tmakespan_s\t95% CI\tvs best (paired)\toverhead\trecovery_s\tefficiency\t")
+	if predicted {
+		fmt.Fprint(tw, "predicted_s\tmodel\t")
+	}
+	fmt.Fprintln(tw)
 	for _, r := range c.Rows {
-		pred, model := "-", ""
-		if !math.IsNaN(r.Predicted) {
-			pred, model = num(r.Predicted), r.PredictedName
-		}
-		fmt.Fprintf(tw, "  %s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t%s\t%s\t\n", r.Protocol, r.DigestOK, r.Runs,
+		fmt.Fprintf(tw, "  %s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t", r.Protocol, r.DigestOK, r.Runs,
 			num(r.Makespan.Mean), ci(r.Makespan), num(r.ToBest.Mean), 100*r.Overhead, num(r.Recovery.Mean),
-			num(r.Efficiency.Mean), pred, model)
+			num(r.Efficiency.Mean))
+		switch {
+		case !predicted:
+		case math.IsNaN(r.Predicted):
+			fmt.Fprint(tw, "-\t\t")
+		default:
+			fmt.Fprintf(tw, "%s\t%s\t", num(r.Predicted), r.PredictedName)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	if c.Best < 0 {

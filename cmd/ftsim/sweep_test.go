@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -433,5 +434,43 @@ func TestSweepMetaDigest(t *testing.T) {
 		if m.BaseSHA256 != c.want {
 			t.Errorf("%q: sha256 %q, want %q", c.given, m.BaseSHA256, c.want)
 		}
+	}
+}
+
+// The comparison table has the predictions' columns only when a model
+// applies to one of its protocols at least (scripted failures have no MTBF):
+// a "-" where it applies to another, nothing where it applies to none.
+func TestComparisonPredictionColumns(t *testing.T) {
+	row := func(name string, mean, predicted float64) experiment.ComparisonRow {
+		r := experiment.ComparisonRow{Protocol: name, Predicted: predicted, ToBest: experiment.Estimate{Mean: 1, N: 1}}
+		r.Runs, r.DigestOK, r.Makespan = 1, 1, experiment.Estimate{Mean: mean, N: 1}
+		if !math.IsNaN(predicted) {
+			r.PredictedName = "model " + name
+		}
+		return r
+	}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name  string
+		rows  []experiment.ComparisonRow
+		lines []string // what the table's lines start with, after "  "
+	}{
+		{"none", []experiment.ComparisonRow{row("a", 10, nan), row("b", 12, nan)}, []string{
+			"protocol  ok/runs  makespan_s  95% CI  vs best (paired)  overhead  recovery_s  efficiency\n",
+			"a         1/1      10          -       1                 0.00%     0           0\n"}},
+		{"one", []experiment.ComparisonRow{row("a", 10, nan), row("b", 12, 11)}, []string{
+			"protocol  ok/runs  makespan_s  95% CI  vs best (paired)  overhead  recovery_s  efficiency  predicted_s  model\n",
+			"a         1/1      10          -       1                 0.00%     0           0           -\n",
+			"b         1/1      12          -       1                 0.00%     0           0           11           model b\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			printComparison(&b, experiment.Comparison{Rows: tc.rows, Best: 0})
+			for _, l := range tc.lines {
+				if !strings.Contains(b.String(), "\n  "+l) {
+					t.Errorf("no line %q in\n%s", l, b.String())
+				}
+			}
+		})
 	}
 }
