@@ -43,9 +43,9 @@ func TestHeartbeatDetectionDelay(t *testing.T) {
 }
 
 // Network jitter delays the last heartbeat a failed node sent, and so its
-// detection, by an exponential time of the jitter's mean, drawn from a
-// stream of its own: the same for the same seed, and the application's
-// messages keep their draws.
+// detection, by an exponential time of the jitter's mean: over 4,000
+// failures the delays have the exponential's mean and standard deviation,
+// the same for the same seed and others for another.
 func TestHeartbeatJitterDelaysDetection(t *testing.T) {
 	const n, mean = 4000, 50 * Millisecond
 	run := func(seed uint64, jitter Time) []Failure {
