@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"ftsim/internal/atomicfile"
 )
 
 // Files of a result store directory.
@@ -265,17 +267,17 @@ func openStore(dir string, meta Meta, resume bool, unlock func() error) (*Store,
 		for _, p := range pts {
 			st.points[p.Point] = p
 		}
-		if err := writeAtomic(filepath.Join(dir, RunsCSV), csvBytes(st.recs)); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, RunsCSV), csvBytes(st.recs)); err != nil {
 			return nil, err
 		}
 	} else {
-		if err := writeAtomic(filepath.Join(dir, RunsJSONL), nil); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, RunsJSONL), nil); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(filepath.Join(dir, RunsCSV), csvBytes(nil)); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, RunsCSV), csvBytes(nil)); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(filepath.Join(dir, PointsJSONL), nil); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, PointsJSONL), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -393,13 +395,13 @@ func (st *Store) Close() error {
 			jl.Write(st.recs[i].JSON())
 			jl.WriteByte('\n')
 		}
-		err = writeAtomic(filepath.Join(st.dir, RunsJSONL), jl.Bytes())
+		err = atomicfile.Write(filepath.Join(st.dir, RunsJSONL), jl.Bytes())
 		if err == nil {
-			err = writeAtomic(filepath.Join(st.dir, RunsCSV), csvBytes(st.recs))
+			err = atomicfile.Write(filepath.Join(st.dir, RunsCSV), csvBytes(st.recs))
 		}
 	}
 	if err == nil {
-		err = writeAtomic(filepath.Join(st.dir, PointsJSONL), pointsBytes(sortedPoints(st.points, st.order)))
+		err = atomicfile.Write(filepath.Join(st.dir, PointsJSONL), pointsBytes(sortedPoints(st.points, st.order)))
 	}
 	return errors.Join(err, st.unlock())
 }
@@ -680,7 +682,7 @@ func writeMeta(dir string, m *Meta) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, MetaJSON), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, MetaJSON), append(b, '\n'))
 }
 
 // completeLines returns the complete lines of a JSON-lines file and the
@@ -799,30 +801,4 @@ func pointsBytes(pts []PointInfo) []byte {
 		buf.WriteByte('\n')
 	}
 	return buf.Bytes()
-}
-
-// writeAtomic replaces path with data through a synced temporary file and a
-// rename, so a crash leaves the old content or the new, never a mix.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }

@@ -116,8 +116,9 @@ func TestRunTrace(t *testing.T) {
 }
 
 // A resumed run whose runs are all in the store still writes the trace (its
-// point is prepared for it alone); a trace that cannot be written is an
-// error naming its path.
+// point is prepared for it alone); a trace that cannot be written (into a
+// missing directory, or onto a directory) is an error naming its path,
+// before anything runs.
 func TestRunTraceResumedAndUnwritable(t *testing.T) {
 	p := writeScenario(t, tiny)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -132,9 +133,11 @@ func TestRunTraceResumedAndUnwritable(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), `{"displayTimeUnit"`) || !strings.HasSuffix(string(b), "]}\n") {
 		t.Fatalf("trace file after a resume: %v\n%.200s", err, b)
 	}
-	bad := filepath.Join(t.TempDir(), "no-such-dir", "run.json")
-	if _, _, err := execute("run", p, "--trace", bad); err == nil || !strings.Contains(err.Error(), bad) {
-		t.Fatalf("trace into a missing directory: error %v, want one naming %s", err, bad)
+	for _, bad := range []string{filepath.Join(t.TempDir(), "no-such-dir", "run.json"), t.TempDir()} {
+		out, _, err := execute("run", p, "--trace", bad)
+		if err == nil || !strings.Contains(err.Error(), bad) || out != "" {
+			t.Fatalf("trace into %s: error %v and output %q, want an error naming it and no run", bad, err, out)
+		}
 	}
 }
 

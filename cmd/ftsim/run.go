@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"ftsim/experiment"
+	"ftsim/internal/atomicfile"
 	"ftsim/scenarios"
 )
 
@@ -114,6 +115,15 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 		so := &sweepOpts{sets: overrides, reps: o.reps, out: o.out, resume: o.resume, workers: o.workers, format: o.format}
 		return so.run(cmd, file)
 	}
+	var trace *atomicfile.File
+	if o.trace != "" {
+		// before the runs, which may take long, so that a wrong path is
+		// an error at once
+		if trace, err = atomicfile.Create(o.trace); err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		defer trace.Abort()
+	}
 	// One point, run as a sweep so that its fault-free run with the protocol
 	// runs beside its replications instead of before them.
 	ex, err := openSweep(cmd, sweepSpec{file: file, base: s, sets: overrides, reps: o.reps, out: o.out, resume: o.resume, workers: o.workers})
@@ -167,30 +177,15 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 				return err
 			}
 		}
-		if err := writeTrace(point, o.trace, o.traceN); err != nil {
+		// replication 0's timeline; a failure leaves no partial file
+		if _, err := point.Trace(0, trace, o.traceN); err != nil {
 			return err
+		}
+		if err := trace.Commit(); err != nil {
+			return fmt.Errorf("--trace: %w", err)
 		}
 	}
 	return nil
-}
-
-// writeTrace writes replication 0's timeline; a failure leaves no partial file.
-func writeTrace(p *experiment.Point, path string, maxMessages int64) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := p.Trace(0, f, maxMessages); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 func jsonSink(w *bufio.Writer) func(experiment.Record) error {
