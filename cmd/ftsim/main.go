@@ -12,10 +12,18 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"ftsim/internal/atomicfile"
 )
 
 func main() {
-	if err := newRoot().Execute(); err != nil {
+	root, prof := newRootProfiled()
+	err := root.Execute()
+	// after an error or an interruption too: the profile of what ran
+	if perr := prof.finish(); err == nil {
+		err = perr
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ftsim:", err)
 		os.Exit(exitCode(err))
 	}
@@ -61,47 +69,92 @@ func signalContext(parent context.Context) (context.Context, func()) {
 	}
 }
 
+// newRoot is the ftsim command.
 func newRoot() *cobra.Command {
-	var cpuProfile, memProfile string
-	var stopProfile func()
+	root, _ := newRootProfiled()
+	return root
+}
+
+// newRootProfiled is the ftsim command and the profiles its flags ask for,
+// which the caller finishes once the command has returned.
+func newRootProfiled() (*cobra.Command, *profiles) {
+	prof := &profiles{}
 	root := &cobra.Command{
 		Use:           "ftsim",
 		Short:         "Simulate and compare fault-tolerance protocols for parallel applications",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
-			if cpuProfile == "" {
-				return nil
-			}
-			f, err := os.Create(cpuProfile)
-			if err != nil {
-				return err
-			}
-			if err := pprof.StartCPUProfile(f); err != nil {
-				f.Close()
-				return err
-			}
-			stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
-			return nil
-		},
-		PersistentPostRunE: func(*cobra.Command, []string) error {
-			if stopProfile != nil {
-				stopProfile()
-			}
-			if memProfile == "" {
-				return nil
-			}
-			f, err := os.Create(memProfile)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			return pprof.Lookup("allocs").WriteTo(f, 0)
+			return prof.start()
 		},
 	}
-	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
-	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end (go tool pprof -sample_index=alloc_space)")
+	root.PersistentFlags().StringVar(&prof.cpuPath, "cpuprofile", "", "write a CPU profile to this file (go tool pprof)")
+	root.PersistentFlags().StringVar(&prof.memPath, "memprofile", "", "write an allocation profile to this file at the end (go tool pprof -sample_index=alloc_space)")
 	root.AddCommand(newRunCmd(), newPredictCmd(), newScenariosCmd(), newVersionCmd(),
 		newSweepCmd(), newPlotCmd(), newMergeCmd())
-	return root
+	return root, prof
+}
+
+// profiles are the --cpuprofile and --memprofile files. Both are created
+// before the command runs, so that a path that cannot be written is an
+// error at once, and written when it has returned, whether it succeeded,
+// failed or was interrupted.
+type profiles struct {
+	cpuPath, memPath string
+	cpu, mem         *atomicfile.File
+}
+
+// start creates the files and starts the CPU profile; on failure it leaves
+// no file and nothing for finish to do.
+func (p *profiles) start() (err error) {
+	defer func() {
+		if err != nil {
+			p.abort()
+		}
+	}()
+	if p.memPath != "" {
+		if p.mem, err = atomicfile.Create(p.memPath); err != nil {
+			return fmt.Errorf("--memprofile: %w", err)
+		}
+	}
+	if p.cpuPath != "" {
+		if p.cpu, err = atomicfile.Create(p.cpuPath); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(p.cpu); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+	}
+	return nil
+}
+
+func (p *profiles) abort() {
+	for _, f := range []**atomicfile.File{&p.cpu, &p.mem} {
+		if *f != nil {
+			(*f).Abort()
+			*f = nil
+		}
+	}
+}
+
+// finish writes the profiles started, if any.
+func (p *profiles) finish() error {
+	var errs []error
+	if p.cpu != nil {
+		pprof.StopCPUProfile()
+		if err := p.cpu.Commit(); err != nil {
+			errs = append(errs, fmt.Errorf("--cpuprofile: %w", err))
+		}
+	}
+	if p.mem != nil {
+		err := pprof.Lookup("allocs").WriteTo(p.mem, 0)
+		if err == nil {
+			err = p.mem.Commit()
+		}
+		if err != nil {
+			p.mem.Abort()
+			errs = append(errs, fmt.Errorf("--memprofile: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -350,5 +351,42 @@ kind = "cpr"
 	}
 	if _, _, err := execute("predict", p, "--set", "failures.node_mtbf=-1h"); err == nil || !strings.Contains(err.Error(), "failures.node_mtbf") {
 		t.Errorf("a negative MTBF: error %v, want one naming failures.node_mtbf", err)
+	}
+}
+
+// --cpuprofile and --memprofile are written when the command has returned,
+// after a failure too (the profile of what ran); a path that cannot be
+// written is an error before the command runs, and leaves no other file.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	root, prof := newRootProfiled()
+	root.SetOut(io.Discard)
+	root.SetArgs([]string{"--cpuprofile", cpu, "--memprofile", mem, "run", filepath.Join(dir, "missing.toml")})
+	if err := root.Execute(); err == nil {
+		t.Fatal("a run of a missing scenario succeeded")
+	}
+	if err := prof.finish(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{cpu, mem} {
+		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
+			t.Errorf("%s after a failed command: %v, want a profile", f, err)
+		}
+	}
+
+	dir = t.TempDir()
+	mem = filepath.Join(dir, "mem.pprof")
+	root, prof = newRootProfiled()
+	root.SetArgs([]string{"--memprofile", mem, "--cpuprofile", filepath.Join(dir, "no-such-dir", "cpu.pprof"), "scenarios"})
+	err := root.Execute()
+	if err == nil || !strings.Contains(err.Error(), "--cpuprofile: cannot write") {
+		t.Fatalf("a CPU profile into a missing directory: %v", err)
+	}
+	if err := prof.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the failed start left %d files", len(entries))
 	}
 }
