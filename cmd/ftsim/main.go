@@ -129,12 +129,13 @@ func (p *profiles) start() (err error) {
 }
 
 func (p *profiles) abort() {
-	for _, f := range []**atomicfile.File{&p.cpu, &p.mem} {
-		if *f != nil {
-			(*f).Abort()
-			*f = nil
-		}
+	if p.cpu != nil {
+		p.cpu.Abort()
 	}
+	if p.mem != nil {
+		p.mem.Abort()
+	}
+	p.cpu, p.mem = nil, nil
 }
 
 // finish writes the profiles started, if any.
