@@ -149,11 +149,12 @@ func (p *profiles) finish() error {
 	}
 	if p.mem != nil {
 		err := pprof.Lookup("allocs").WriteTo(p.mem, 0)
-		if err == nil {
-			err = p.mem.Commit()
-		}
 		if err != nil {
 			p.mem.Abort()
+		} else {
+			err = p.mem.Commit() // which removes the file if it fails
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("--memprofile: %w", err))
 		}
 	}

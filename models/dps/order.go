@@ -58,6 +58,10 @@ type orderState struct {
 	settled []func()
 }
 
+// unsettled reports whether the thread holds outputs back or replays its
+// log: its settled actions wait.
+func (o *orderState) unsettled() bool { return len(o.held) > 0 || o.replay }
+
 // logging reports whether thread t logs its handling order (set in Start).
 func (p *Protocol) logging(t *thread) bool { return t.logs }
 
@@ -161,7 +165,7 @@ func (p *Protocol) ackOrder(id sim.ObjID, act uint32, idx uint64) {
 // settled reports whether whenSettled would run a function at once.
 func (p *Protocol) settled(id sim.ObjID) bool {
 	t := &p.th[id]
-	return !p.RT.Running(id) && (!p.logging(t) || len(t.ord.held) == 0 && !t.ord.replay)
+	return !p.RT.Running(id) && (!p.logging(t) || !t.ord.unsettled())
 }
 
 // whenSettled runs fn once thread id is idle, holds no output back and is not
@@ -173,13 +177,13 @@ func (p *Protocol) whenSettled(id sim.ObjID, fn func()) {
 		rt.WhenObjectIdle(id, fn)
 		return
 	}
-	if len(t.ord.held) > 0 || t.ord.replay {
+	if t.ord.unsettled() {
 		t.ord.settled = append(t.ord.settled, fn)
 		return
 	}
 	// a running handler may still post outputs, which are then held
 	rt.WhenObjectIdle(id, func() {
-		if len(t.ord.held) > 0 || t.ord.replay {
+		if t.ord.unsettled() {
 			t.ord.settled = append(t.ord.settled, fn)
 			return
 		}
@@ -189,7 +193,7 @@ func (p *Protocol) whenSettled(id sim.ObjID, fn func()) {
 
 func (p *Protocol) runSettled(id sim.ObjID) {
 	t := &p.th[id]
-	if len(t.ord.settled) == 0 || len(t.ord.held) > 0 || t.ord.replay {
+	if len(t.ord.settled) == 0 || t.ord.unsettled() {
 		return
 	}
 	fns := t.ord.settled
