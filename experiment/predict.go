@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"ftsim/models/abft"
 	"ftsim/models/cpr"
@@ -26,13 +27,21 @@ type Prediction struct {
 // detectionDelay is the mean time from a failure to its detection: with
 // heartbeats the failure falls uniformly within a period, so on average half a
 // period after the last heartbeat, which the network's jitter delays by its
-// mean.
+// mean. A node the monitor suspects is fenced and known lost at once, so
+// with false suspicions the mean is over both kinds of failure.
 func (p *Point) detectionDelay() float64 {
-	d, n := p.Scenario.Detection, p.Scenario.Network
+	s := p.Scenario
+	d, n := s.Detection, s.Network
 	if d.Mode == "oracle" {
 		return d.Delay.Seconds()
 	}
-	return d.Timeout.Seconds() + n.Latency.Seconds() + n.Jitter.Seconds() - d.Period.Seconds()/2
+	delay := d.Timeout.Seconds() + n.Latency.Seconds() + n.Jitter.Seconds() - d.Period.Seconds()/2
+	if fenced := float64(s.Cluster.Nodes) * FalseSuspicionRate(s); fenced > 0 {
+		if hw := hardwareFailureRate(s); hw > 0 {
+			return delay * hw / (hw + fenced)
+		}
+	}
+	return delay
 }
 
 // Predictions returns the analytical figures that apply to the scenario.
@@ -55,12 +64,20 @@ func (p *Point) Predictions() []Prediction {
 		return out
 	}
 	lambda := 1 / mu
+	terms, inputs := []string{"N/node MTBF"}, fmt.Sprintf("N=%d", s.Cluster.Nodes)
 	if f := s.Failures; f.GroupMTBF > 0 {
-		add("platform MTBF μ", mu, "s", "1/(N/node MTBF + G/group MTBF)",
-			fmt.Sprintf("N=%d, G=%d groups of %d", s.Cluster.Nodes, appDomains(s), f.GroupSize), false)
-	} else {
-		add("platform MTBF μ", mu, "s", "node MTBF / N", fmt.Sprintf("N=%d", s.Cluster.Nodes), false)
+		terms, inputs = append(terms, "G/group MTBF"), inputs+fmt.Sprintf(", G=%d groups of %d", appDomains(s), f.GroupSize)
 	}
+	if rate := FalseSuspicionRate(s); rate > 0 {
+		// the live nodes the monitor suspects are fenced: failures too
+		terms = append(terms, "N·s")
+		inputs += fmt.Sprintf(", s=%.4g false suspicions per node-second (½e^{−(timeout − period)/jitter}/period)", rate)
+	}
+	formula := "node MTBF / N"
+	if len(terms) > 1 {
+		formula = "1/(" + strings.Join(terms, " + ") + ")"
+	}
+	add("platform MTBF μ", mu, "s", formula, inputs, false)
 	det := p.detectionDelay()
 	boot := s.Cluster.SpareBoot.Seconds()
 	if s.Cluster.Spares == 0 {

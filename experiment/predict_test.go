@@ -91,7 +91,9 @@ func TestPredictionsByProtocol(t *testing.T) {
 
 // The mean detection delay behind the restart predictions: an oracle's
 // delay, or a heartbeat timeout plus the latency and the jitter's mean of
-// the last heartbeat, sent on average half a period before the failure.
+// the last heartbeat, sent on average half a period before the failure;
+// over the failures and the false suspicions (detected at once) when the
+// jitter makes some.
 func TestDetectionDelay(t *testing.T) {
 	for _, tc := range []struct {
 		sets []string
@@ -100,6 +102,10 @@ func TestDetectionDelay(t *testing.T) {
 		{[]string{"detection.mode=oracle", "detection.delay=2s"}, 2},
 		{[]string{"detection.period=1s", "detection.timeout=3s", "network.latency=1ms"}, 2.501},
 		{[]string{"detection.period=1s", "detection.timeout=3s", "network.latency=1ms", "network.jitter=50ms"}, 2.551},
+		// 4 nodes failing every 8 s each, and fenced at ½e^{−5} per second
+		// each, when detection is at once
+		{[]string{"detection.period=1s", "detection.timeout=1.1s", "network.latency=1ms", "network.jitter=20ms"},
+			0.621 * 0.5 / (0.5 + 4*0.5*math.Exp(-5))},
 	} {
 		p := &Point{Scenario: smallScenario(t, tc.sets...)}
 		if got := p.detectionDelay(); math.Abs(got-tc.want) > 1e-12 {

@@ -35,17 +35,47 @@ type cprLevel struct {
 // (node MTBF / nodes), or 0 when failures are not a renewal process. With
 // group failures, a group's failure is one failure of the platform however
 // many nodes it takes (one rollback, one recovery), so the rates of the
-// nodes and of the groups that hold application nodes add.
+// nodes and of the groups that hold application nodes add; so does the rate
+// at which the heartbeat monitor suspects, and fences, live nodes.
 func PlatformMTBF(s *scenarios.Scenario) sim.Time {
 	f, n := s.Failures, s.Cluster.Nodes
 	switch f.Distribution {
 	case "exponential", "weibull":
-		if f.GroupMTBF <= 0 {
+		fenced := float64(n) * FalseSuspicionRate(s)
+		if f.GroupMTBF <= 0 && fenced == 0 {
 			return sim.Time(f.NodeMTBF) / sim.Time(n)
 		}
-		return sim.Time(math.Round(1 / (float64(n)/float64(f.NodeMTBF) + float64(appDomains(s))/float64(f.GroupMTBF))))
+		return sim.Time(math.Round(1 / (hardwareFailureRate(s)/float64(sim.Second) + fenced/float64(sim.Second))))
 	}
 	return 0
+}
+
+// hardwareFailureRate is the rate of the application's node and group
+// failures per second, with exponential or Weibull failures (else 0).
+func hardwareFailureRate(s *scenarios.Scenario) float64 {
+	f := s.Failures
+	if f.Distribution != "exponential" && f.Distribution != "weibull" {
+		return 0
+	}
+	r := float64(s.Cluster.Nodes) / f.NodeMTBF.Seconds()
+	if f.GroupMTBF > 0 {
+		r += float64(appDomains(s)) / f.GroupMTBF.Seconds()
+	}
+	return r
+}
+
+// FalseSuspicionRate is how often the heartbeat monitor suspects a live
+// node, per node and second, in a run with failures: a heartbeat comes
+// more than timeout − period later than the one before with a chance of
+// ½·e^{−(timeout − period)/jitter} (sim/heartbeat.go). It is 0 without
+// jitter, with an oracle detector, or without failures.
+func FalseSuspicionRate(s *scenarios.Scenario) float64 {
+	d, j := s.Detection, s.Network.Jitter
+	if d.Mode != "heartbeat" || j <= 0 || s.Failures.Distribution == "none" {
+		return 0
+	}
+	q := 0.5 * math.Exp(-float64(d.Timeout-d.Period)/float64(j))
+	return q / d.Period.Seconds()
 }
 
 // appDomains is the number of failure domains that hold application nodes

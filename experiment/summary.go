@@ -33,7 +33,9 @@ func Estimate95(xs []float64) Estimate {
 type Summary struct {
 	Runs, Finished, DigestOK, Unrecoverable  int
 	Makespan, Efficiency, Failures, Recovery Estimate
-	Baseline, FaultFree, Overhead            float64
+	// FalseSuspicions are the live nodes fenced per run, among Failures.
+	FalseSuspicions               Estimate
+	Baseline, FaultFree, Overhead float64
 	// Metrics are the protocol's own figures (Record.Metrics), over the
 	// runs that report them.
 	Metrics map[string]Estimate
@@ -43,7 +45,7 @@ type Summary struct {
 // that had at least one failure.
 func Summarize(recs []Record) Summary {
 	var s Summary
-	var mk, eff, fail, rec []float64
+	var mk, eff, fail, fenced, rec []float64
 	metrics := map[string][]float64{}
 	for _, r := range recs {
 		s.Runs++
@@ -62,13 +64,14 @@ func Summarize(recs []Record) Summary {
 			s.Unrecoverable++
 		}
 		fail = append(fail, float64(r.Failures))
+		fenced = append(fenced, float64(r.FalseSuspicions))
 		if r.Failures > 0 {
 			rec = append(rec, r.RecoverySMean)
 		}
 		s.Baseline, s.FaultFree, s.Overhead = r.BaselineS, r.FaultFreeS, r.Overhead
 	}
 	s.Makespan, s.Efficiency = Estimate95(mk), Estimate95(eff)
-	s.Failures, s.Recovery = Estimate95(fail), Estimate95(rec)
+	s.Failures, s.FalseSuspicions, s.Recovery = Estimate95(fail), Estimate95(fenced), Estimate95(rec)
 	if len(metrics) > 0 {
 		s.Metrics = make(map[string]Estimate, len(metrics))
 		for k, xs := range metrics {

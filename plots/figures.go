@@ -145,6 +145,16 @@ func MakespanVsGroupMTBF(pts []Point) *LineChart {
 		YLabel: "makespan (s)", LogX: true, LogY: true, Series: Group(pts, scale, 1)}
 }
 
+// MakespanVsTimeout is the makespan, in seconds, against the heartbeat
+// timeout in seconds (detection.timeout: a shorter one detects failures
+// sooner and fences more live nodes whose heartbeat came late), with
+// analytical curves (x in seconds too) overlaid.
+func MakespanVsTimeout(pts []Point, model []Curve) *LineChart {
+	// false suspicions grow exponentially as the timeout shrinks
+	return &LineChart{Title: "Makespan vs heartbeat timeout", XLabel: "heartbeat timeout (s)", YLabel: "makespan (s)",
+		LogY: true, Series: append(Group(pts, 1, 1), curves(model, 1)...)}
+}
+
 // maxX is the largest X of pts, 0 if none is positive.
 func maxX(pts []Point) float64 {
 	hi := 0.0

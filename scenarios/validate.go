@@ -220,9 +220,9 @@ func (v *validator) detection() {
 		v.check(d.Timeout >= d.Period, v.s.blame("detection.timeout", "detection.period"),
 			"timeout (%s) must be ≥ period (%s)", d.Timeout, d.Period)
 		j := v.s.Network.Jitter
-		v.check(j <= 0 || (d.Timeout-d.Period)/sim.HBJitterMargin >= j, v.s.blame("network.jitter", "detection.timeout", "detection.period"),
-			"with network.jitter = %s, timeout (%s) must exceed period (%s) by at least %d jitters: a heartbeat the jitter delayed longer would be taken for a failure, and ftsim does not model false suspicions",
-			j, d.Timeout, d.Period, sim.HBJitterMargin)
+		v.check(j <= 0 || d.Period/sim.HBJitterMargin >= j, v.s.blame("network.jitter", "detection.period"),
+			"with network.jitter = %s, detection.period (%s) must be at least %d jitters: ftsim times each heartbeat's delay on its own, which holds while one is almost never delayed past the next",
+			j, d.Period, sim.HBJitterMargin)
 	}
 }
 

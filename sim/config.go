@@ -50,9 +50,11 @@ type Config struct {
 	// head of every message and transfer between two nodes (operating
 	// system and switch noise); 0 = none. A node's messages keep their
 	// order: a head never arrives before that of one its sender sent
-	// earlier. With heartbeats it delays the last one a failed node sent,
-	// and so the failure's detection; the heartbeat timeout must then exceed
-	// the period by HBJitterMargin mean jitters.
+	// earlier. With heartbeats it delays each heartbeat (the period must
+	// then be at least HBJitterMargin mean jitters): the last one a failed
+	// node sent, and so the failure's detection, and in a run with failures
+	// one that comes too late makes the monitor suspect and fence a live
+	// node (heartbeat.go).
 	Jitter Time
 
 	MemBandwidth, DiskBandwidth    float64
@@ -93,12 +95,11 @@ type Config struct {
 // once makes a few hundred thousand events.
 const DefaultStallEvents = 100_000_000
 
-// HBJitterMargin is how many mean network jitters a heartbeat timeout must
-// exceed the period by. The monitor would suspect a live node whose
-// heartbeat came timeout − period later than its previous one, with
-// exponential jitter of mean μ a chance of ½·exp(−(timeout − period)/μ)
-// per heartbeat: 1e-9 at this margin. ftsim does not model such false
-// suspicions, so it rejects settings that would make them likely.
+// HBJitterMargin is how many mean network jitters a heartbeat period must
+// be at least. The detector times each heartbeat's delay on its own (no
+// heartbeat is held behind a late one, as messages between two nodes are),
+// which holds while a delay beyond the next heartbeat has a chance of
+// e^{−20} or less.
 const HBJitterMargin = 20
 
 // DefaultConfig is a small, fast cluster: 4 single-core nodes at 1 Gop/s on a

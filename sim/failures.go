@@ -100,7 +100,7 @@ func (rt *Runtime) onGroupFail(ev Event) {
 	lo := g * rt.cfg.GroupSize
 	for n := lo; n < min(lo+rt.cfg.GroupSize, len(rt.links)); n++ {
 		if s := rt.links[n].state; s == nodeActive || s == nodeBooting {
-			rt.failNode(NodeID(n))
+			rt.failNode(NodeID(n), false)
 		}
 	}
 }
@@ -115,12 +115,13 @@ func (rt *Runtime) onFail(ev Event) {
 		rt.stats.IgnoredFailures++ // planned failures of dead or idle nodes change nothing
 		return
 	}
-	rt.failNode(n)
+	rt.failNode(n, false)
 }
 
 // failNode applies fail-stop semantics to node n now: its objects, queues,
-// stored data and in-progress work are gone, and its failure will be detected.
-func (rt *Runtime) failNode(n NodeID) {
+// stored data and in-progress work are gone, and its failure will be
+// detected (now if it was fenced: the monitor suspected it).
+func (rt *Runtime) failNode(n NodeID, fenced bool) {
 	nd, l := &rt.nodes[n], &rt.links[n]
 	now := rt.eng.now
 	wasSpare := l.state != nodeActive
@@ -169,10 +170,13 @@ func (rt *Runtime) failNode(n NodeID) {
 		rt.failRecs[idx].objects = append(rt.failRecs[idx].objects, ObjID(i))
 		rt.lose(ObjID(i))
 	}
-	if rt.tracer != nil {
-		rt.tracer.Instant(n, now, "failure")
+	detect, what := now, "false suspicion: fenced"
+	if !fenced {
+		detect, what = rt.detectTime(n, now), "failure"
 	}
-	detect := rt.detectTime(n, now)
+	if rt.tracer != nil {
+		rt.tracer.Instant(n, now, what)
+	}
 	rt.eng.Schedule(detect, rt.kDetect, int32(n), int64(idx))
 	if rt.cfg.Repair > 0 {
 		// not back in the pool before its failure is known (nobody
@@ -220,43 +224,6 @@ func (rt *Runtime) placedOnFailed(id ObjID, n NodeID) {
 		}
 		return
 	}
-}
-
-// detectTime is when the failure of node n at time f is detected. With
-// heartbeats, n sent one every period since it was powered on; the monitor
-// declares it dead a timeout after the last heartbeat it received, which
-// network jitter delays like any message.
-func (rt *Runtime) detectTime(n NodeID, f Time) Time {
-	if rt.cfg.OracleDetection {
-		return f + rt.cfg.DetectDelay
-	}
-	a := rt.nodes[n].activeSince
-	p := rt.cfg.HBPeriod
-	k := (f - a) / p
-	last := a + k*p
-	if last >= f && k > 0 {
-		last -= p // a heartbeat due at the instant of failure is not sent
-	}
-	heard := last.plus(rt.cfg.Latency)
-	if rt.hbJitter != nil {
-		heard = heard.plus(Time(min(rt.hbJitter.ExpFloat64()*float64(rt.cfg.Jitter), float64(MaxDuration))))
-	}
-	return heard.plus(rt.cfg.HBTimeout)
-}
-
-// countHeartbeats adds the heartbeats node n sent since it was powered on.
-func (rt *Runtime) countHeartbeats(n NodeID, until Time) {
-	if rt.cfg.OracleDetection {
-		return
-	}
-	if s := rt.links[n].state; s != nodeActive && s != nodeBooting {
-		return
-	}
-	nd := &rt.nodes[n]
-	p := rt.cfg.HBPeriod
-	beats := int64((until - nd.activeSince + p - 1) / p)
-	rt.stats.HeartbeatMsgs += beats
-	rt.stats.HeartbeatBytes += beats * rt.cfg.HBBytes
 }
 
 func (rt *Runtime) onDetect(ev Event) {

@@ -183,9 +183,8 @@ func (rt *Runtime) TakeSpare(ready func(NodeID)) (NodeID, bool) {
 	rt.spares = rt.spares[1:]
 	l := &rt.links[n]
 	l.state = nodeBooting
-	rt.nodes[n].activeSince = rt.eng.now // powered on: it heartbeats and can fail from now
 	rt.nodes[n].booted = ready
-	rt.startFailureClock(n)
+	rt.powerOn(n)
 	rt.eng.After(rt.cfg.SpareBoot, rt.kSpare, int32(n), int64(l.inc))
 	return n, true
 }
@@ -213,8 +212,14 @@ func (rt *Runtime) onSpareReady(ev Event) {
 // activate brings a primary node into service at time 0.
 func (rt *Runtime) activate(n NodeID) {
 	rt.links[n].state = nodeActive
+	rt.powerOn(n)
+}
+
+// powerOn starts node n's life: it heartbeats, and can fail, from now.
+func (rt *Runtime) powerOn(n NodeID) {
 	rt.nodes[n].activeSince = rt.eng.now
 	rt.startFailureClock(n)
+	rt.startHeartbeats(n)
 }
 
 func (rt *Runtime) onRepair(ev Event) {

@@ -76,10 +76,10 @@ type Runtime struct {
 	route    []int32
 	failRNG  map[NodeID]*rand.Rand
 	jitter   *jitter // nil without Config.Jitter
-	// the jitter of the last heartbeat a failed node sent: a stream of its
-	// own, so that failures do not shift the messages' draws; nil without
-	// Config.Jitter or with oracle detection
-	hbJitter *rand.Rand
+	// each node's heartbeats, with jittered heartbeats (heartbeat.go): a
+	// stream per node, so that detections and suspicions do not shift the
+	// messages' draws
+	heartbeats []heartbeatLife
 	// each failure domain's stream, and whether its clock is running
 	groupRNG []*rand.Rand
 	groupOn  []bool
@@ -94,7 +94,7 @@ type Runtime struct {
 	restoredIn uint64
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
-	kXferArrive, kXferDeliver, kFinish, kGroupFail                                    Kind
+	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect                          Kind
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects
@@ -121,6 +121,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kXferDeliver = e.NewKind("transfer-deliver", rt.onXferDeliver)
 	rt.kFinish = e.NewKind("finish", rt.onFinish)
 	rt.kGroupFail = e.NewKind("group-fail", rt.onGroupFail)
+	rt.kSuspect = e.NewKind("suspect", rt.onSuspect)
 	rt.setPrefetchers()
 
 	n := cfg.Nodes + cfg.Spares
@@ -148,9 +149,6 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	}
 	if cfg.Jitter > 0 {
 		rt.jitter = &jitter{mean: float64(cfg.Jitter), rng: e.Stream("network-jitter", 0), last: make([]Time, n)}
-		if !cfg.OracleDetection {
-			rt.hbJitter = e.Stream("heartbeat-jitter", 0)
-		}
 	}
 
 	rt.objs = make([]objState, wl.NumObjects())
@@ -190,8 +188,8 @@ func (c *Config) validate() error {
 		return errors.New("group failures need a positive MTBF and 1 to nodes+spares nodes per group")
 	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):
 		return errors.New("heartbeat period must be positive and timeout at least one period")
-	case !c.OracleDetection && c.Jitter > 0 && (c.HBTimeout-c.HBPeriod)/HBJitterMargin < c.Jitter:
-		return fmt.Errorf("heartbeat timeout must exceed the period by at least %d mean network jitters (false suspicions are not modelled)", HBJitterMargin)
+	case !c.OracleDetection && c.HBPeriod/HBJitterMargin < c.Jitter:
+		return fmt.Errorf("heartbeat period must be at least %d mean network jitters (heartbeats are not held behind late ones)", HBJitterMargin)
 	case c.Topology != nil && c.Topology.Nodes() < c.Nodes+c.Spares:
 		return fmt.Errorf("the %s connects %d nodes, the cluster has %d (nodes + spares)", c.Topology.Name(), c.Topology.Nodes(), c.Nodes+c.Spares)
 	}

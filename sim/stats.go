@@ -19,6 +19,7 @@ type Stats struct {
 	Failures        int // node failures that struck
 	Detected        int // failures detected
 	IgnoredFailures int // planned failures of nodes that were already dead or idle
+	FalseSuspicions int // live nodes the heartbeat monitor suspected, and so fenced (counted in Failures)
 	Restarts        int // restarts of the whole application from its initial state
 
 	// Unrecoverable counts failure patterns the protocol could not survive as

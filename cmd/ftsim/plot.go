@@ -307,6 +307,8 @@ func figuresAlong(key string, sl slice) []figure {
 		add("efficiency-vs-mtbf", plots.EfficiencyVsMTBF(collect(func(p slicePoint) (plots.Estimate, bool) {
 			return est(p.sum.Efficiency), p.sum.Efficiency.N > 0
 		})))
+	case key == "detection.timeout":
+		add("makespan-vs-timeout", plots.MakespanVsTimeout(collect(makespan), modelCurves(sl)))
 	case key == "failures.group_mtbf":
 		// 0 means no group failures, not a domain that never survives
 		pts := slices.DeleteFunc(collect(makespan), func(p plots.Point) bool { return p.X <= 0 })
@@ -344,8 +346,9 @@ func figuresAlong(key string, sl slice) []figure {
 
 // modelCurves returns, for each protocol of the slice, the first makespan
 // prediction its points carry (restart from scratch without protocol, the
-// exact periodic-checkpoint expectation with cpr), as a curve over the node
-// MTBF, when at least two points have it.
+// exact periodic-checkpoint expectation with cpr), as a curve over the
+// varied key (the node MTBF, the heartbeat timeout), when at least two
+// points have it.
 func modelCurves(sl slice) []plots.Curve {
 	var out []plots.Curve
 	idx := map[string]int{}

@@ -240,6 +240,9 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 	est("makespan", sum.Makespan, "s")
 	est("efficiency", sum.Efficiency, " ")
 	est("failures per run", sum.Failures, " ")
+	if sum.FalseSuspicions.Mean > 0 {
+		est("  of them fenced", sum.FalseSuspicions, " ")
+	}
 	est("recovery per failure", sum.Recovery, "s")
 	fmt.Fprintln(w)
 	preds := make([]experiment.Prediction, len(p.Predictions))

@@ -344,11 +344,21 @@ func sweepMeta(file string, sets []string, varies []experiment.Vary, reps int, s
 // and the published figures beside the simulated ones.
 func printSweepSummary(w io.Writer, recs []experiment.SweepRecord, sw *experiment.Sweep, infos []experiment.PointInfo, pubs []scenarios.Published) {
 	sums := experiment.SummarizePoints(recs, sw.Varies)
+	// the live nodes the heartbeat monitor fenced, when it fenced any
+	fenced := slices.ContainsFunc(sums, func(s experiment.PointSummary) bool { return s.FalseSuspicions.Mean > 0 })
 	tw := newTable(w, 0)
-	fmt.Fprintln(tw, "point\tprotocol\truns\tfinished\tok\tmakespan_s\t95% CI\tefficiency\toverhead\trecovery_s\tfailures/run\t")
+	fmt.Fprint(tw, "point\tprotocol\truns\tfinished\tok\tmakespan_s\t95% CI\tefficiency\toverhead\trecovery_s\tfailures/run\t")
+	if fenced {
+		fmt.Fprint(tw, "fenced/run\t")
+	}
+	fmt.Fprintln(tw)
 	for _, s := range sums {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t\n", pointName(s.Point), s.Protocol, s.Runs, s.Finished, s.DigestOK,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t", pointName(s.Point), s.Protocol, s.Runs, s.Finished, s.DigestOK,
 			num(s.Makespan.Mean), ci(s.Makespan), num(s.Efficiency.Mean), 100*s.Overhead, num(s.Recovery.Mean), num(s.Failures.Mean))
+		if fenced {
+			fmt.Fprintf(tw, "%s\t", num(s.FalseSuspicions.Mean))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	for _, pi := range infos {

@@ -239,6 +239,7 @@ func TestPlotFigureKinds(t *testing.T) {
 			"overhead-vs-nodes_workload.objects_per_node=1.png", "speedup_workload.objects_per_node=2.png",
 			"recovery-vs-objects_cluster.nodes=1.png", "recovery-vs-objects_cluster.nodes=2.png"}},
 		{"group mtbf", tinyFailing, []string{"failures.group_size=2", "failures.group_mtbf=0,40s,400s"}, []string{"makespan-vs-group-mtbf_failures.group_size=2.png"}},
+		{"heartbeat timeout", tinyFailing, []string{"detection.timeout=12ms,30ms"}, []string{"makespan-vs-timeout.png"}},
 		{"nothing numeric", tinyFailing, []string{"protocol.kind=none,cpr"}, nil},
 	}
 	for _, c := range cases {
