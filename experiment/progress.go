@@ -181,7 +181,8 @@ type simUnderWay struct {
 // projected: a large scenario's simulations differ tenfold (a fault-free
 // baseline and a message-logging run under failures), and one rate for all
 // made the ETA of the long ones far too short. It reports false while no
-// duration is known.
+// duration is known, or while a simulation without progress has run longer
+// than the mean.
 func estimateLeft(sims, workers, finished int, spent time.Duration, running []simUnderWay) (time.Duration, bool) {
 	sum, n := float64(spent), finished
 	for _, r := range running {
@@ -196,9 +197,13 @@ func estimateLeft(sims, workers, finished int, spent time.Duration, running []si
 	mean := sum / float64(n)
 	var work, longest float64
 	for _, r := range running {
-		left := max(0, mean-float64(r.elapsed))
+		left := mean - float64(r.elapsed)
 		if r.share > 0 {
 			left = float64(r.elapsed) / r.share * (1 - min(1, r.share))
+		} else if left < 0 {
+			// longer than the others without progress: a run that
+			// restarts from scratch may go on to its duration limit
+			return 0, false
 		}
 		work += left
 		longest = max(longest, left)

@@ -88,12 +88,23 @@ type Config struct {
 	// cost in time would otherwise loop without end, and Limit never comes.
 	// 0 = DefaultStallEvents.
 	StallEvents uint64
+	// MaxFailures ends the run, reported unrecoverable, when this many
+	// failures have struck: failures faster than any recovery (spares that
+	// fail while they boot, a monitor that fences every node within a few
+	// heartbeats) would otherwise run to Limit, holding a record of each.
+	// 0 = DefaultMaxFailures.
+	MaxFailures int
 }
 
 // DefaultStallEvents is the default Config.StallEvents, far above what a
 // legitimate instant holds: every object of a 100,000-node run acting at
 // once makes a few hundred thousand events.
 const DefaultStallEvents = 100_000_000
+
+// DefaultMaxFailures is the default Config.MaxFailures, far above what a
+// run that can finish meets: the 100,000-node exascale day has 85
+// failures, a year of it at its one-hour platform MTBF 8,760.
+const DefaultMaxFailures = 1_000_000
 
 // HBJitterMargin is how many mean network jitters a heartbeat period must
 // be at least. The detector times each heartbeat's delay on its own (no

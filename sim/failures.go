@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -142,6 +143,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 	// placedOnFailed then files it with this failure
 	rt.failRecs = append(rt.failRecs, Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never, wasSpare: wasSpare})
 	idx := len(rt.failRecs) - 1
+	nd.lastFailure = idx + 1
 	rt.pfs.dropNode(rt, n)
 
 	rt.failRecs[idx].mark = rt.progress
@@ -186,6 +188,9 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 		rt.eng.Schedule(max(now+rt.cfg.Repair, detect), rt.kRepair, int32(n), 0)
 	}
 	rt.checkQuiet()
+	if rt.stats.Failures >= cmp.Or(rt.cfg.MaxFailures, DefaultMaxFailures) {
+		rt.Abort(fmt.Sprintf("%d failures in %v, more than a run that can finish meets: every recovery is cut short by the next failure", rt.stats.Failures, now))
+	}
 }
 
 // lose applies fail-stop to object id, whose node has failed: its running
@@ -210,20 +215,22 @@ func (rt *Runtime) placedOnFailed(id ObjID, n NodeID) {
 		return
 	}
 	rt.lose(id)
-	for i := len(rt.failRecs) - 1; i >= 0; i-- {
-		r := &rt.failRecs[i]
-		if r.Node != n {
-			continue
-		}
-		if r.DetectedAt != Never {
-			rt.Abort(fmt.Sprintf("object %d placed on node %d, whose failure was reported at %v", id, n, r.DetectedAt))
-			return
-		}
-		if !slices.Contains(r.objects, id) {
-			r.objects = append(r.objects, id)
-		}
-		return
+	r := rt.lastFailure(n)
+	switch {
+	case r.DetectedAt != Never:
+		rt.Abort(fmt.Sprintf("object %d placed on node %d, whose failure was reported at %v", id, n, r.DetectedAt))
+	case !slices.Contains(r.objects, id):
+		r.objects = append(r.objects, id)
 	}
+}
+
+// lastFailure returns the record of node n's latest failure, nil if it
+// never failed.
+func (rt *Runtime) lastFailure(n NodeID) *Recovery {
+	if i := rt.nodes[n].lastFailure; i > 0 {
+		return &rt.failRecs[i-1]
+	}
+	return nil
 }
 
 func (rt *Runtime) onDetect(ev Event) {
@@ -273,12 +280,8 @@ func (rt *Runtime) FailureDetected(n NodeID) bool {
 	if rt.links[n].state != nodeFailed {
 		return false
 	}
-	for i := len(rt.failRecs) - 1; i >= 0; i-- {
-		if r := &rt.failRecs[i]; r.Node == n {
-			return r.DetectedAt != Never
-		}
-	}
-	return false
+	r := rt.lastFailure(n)
+	return r != nil && r.DetectedAt != Never
 }
 
 // FailNow makes node n fail at once (tests and protocols that model a crash).

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -229,4 +230,29 @@ func kolmogorovSmirnov(a, b []float64) float64 {
 		dist = max(dist, math.Abs(float64(i)/float64(len(a))-float64(j)/float64(len(b))))
 	}
 	return dist
+}
+
+// A monitor that fences every node within a few heartbeats (a timeout of
+// one period: half the heartbeats come too late) would keep a run failing
+// until its time limit, holding a record of each failure: the run stops
+// at Config.MaxFailures, reported unrecoverable.
+func TestFailureStormStops(t *testing.T) {
+	cfg, _ := suspicionConfig(4, Hour)
+	cfg.HBTimeout, cfg.Spares, cfg.Repair, cfg.MaxFailures = cfg.HBPeriod, 8, Millisecond, 1000
+	p := &recordProto{}
+	rt, err := New(cfg, idle(4), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.onFail = func(f Failure) { // a spare takes each node's place, and is fenced in turn
+		if s, ok := rt.TakeSpare(func(NodeID) {}); ok {
+			rt.ReplaceSlot(f.Node, s)
+		}
+	}
+	res := rt.Run()
+	st := res.Stats
+	if res.Finished || st.Failures != 1000 || st.Unrecoverable != 1 || !strings.Contains(st.UnrecoverableNote, "1000 failures in") || res.Makespan > Second {
+		t.Errorf("finished %v at %v after %d failures, %d unrecoverable (%q): want a stop at the 1000th failure, within a second",
+			res.Finished, res.Makespan, st.Failures, st.Unrecoverable, st.UnrecoverableNote)
+	}
 }

@@ -31,6 +31,7 @@ type node struct {
 	sys   queueOf[sysTask]
 
 	failAt      []Time // failAt[k] is when incarnation k failed
+	lastFailure int    // 1 + the index of its latest record in Runtime.failRecs, 0 if none
 	activeSince Time
 	diskFree    Time
 	memFree     Time
@@ -140,13 +141,8 @@ func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
 	}
 	rt.indexSlots()
 	var unreported []ObjID
-	for i := len(rt.failRecs) - 1; i >= 0; i-- {
-		if r := &rt.failRecs[i]; r.Node == old {
-			if r.DetectedAt == Never {
-				unreported = r.objects
-			}
-			break
-		}
+	if r := rt.lastFailure(old); r != nil && r.DetectedAt == Never {
+		unreported = r.objects
 	}
 	for i, at := range rt.place {
 		if at == old && !(rt.objs[i].lost && slices.Contains(unreported, ObjID(i))) {
