@@ -390,3 +390,25 @@ func TestProfiles(t *testing.T) {
 		t.Errorf("the failed start left %d files", len(entries))
 	}
 }
+
+// With network jitter a late heartbeat fences live nodes: the run's header
+// gives the expected interval between them, the summary how many runs
+// met, the sweep's table a column of them, and only then.
+func TestRunFalseSuspicions(t *testing.T) {
+	p := writeScenario(t, tinyFailing)
+	jitter := []string{"--set", "network.jitter=500us", "--reps", "4"}
+	out, _, err := execute(append([]string{"run", p, "--set", "detection.timeout=12ms"}, jitter...)...)
+	// 2 nodes at ½e^{−4} per 10 ms heartbeat: one every 1/(2 × 0.9158) s
+	if err != nil || !strings.Contains(out, "a live node fenced every 0.546 s by a late heartbeat") || !strings.Contains(out, "of them fenced") {
+		t.Fatalf("table output (%v):\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		timeouts string
+		want     bool
+	}{{"12ms,30ms", true}, {"30ms,40ms", false}} {
+		out, _, err := executeSweep(append([]string{"sweep", p, "--vary", "detection.timeout=" + tc.timeouts}, jitter...)...)
+		if err != nil || strings.Contains(out, "fenced/run") != tc.want {
+			t.Errorf("timeouts %s: want a fenced/run column %v (%v):\n%s", tc.timeouts, tc.want, err, out)
+		}
+	}
+}

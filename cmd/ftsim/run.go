@@ -211,6 +211,9 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 		if f := s.Failures; f.GroupMTBF > 0 {
 			fmt.Fprintf(w, ", groups of %d nodes with MTBF %s", f.GroupSize, f.GroupMTBF)
 		}
+		if r := experiment.FalseSuspicionRate(s); r > 0 {
+			fmt.Fprintf(w, ", a live node fenced every %.4g s by a late heartbeat", 1/(r*float64(s.Cluster.Nodes)))
+		}
 		fmt.Fprintf(w, ", platform MTBF %.4g s)", experiment.PlatformMTBF(s).Seconds())
 	}
 	if p.Caveat != "" {
