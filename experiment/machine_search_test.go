@@ -50,10 +50,9 @@ func drawMachine(rng *rand.Rand) []string {
 // spare boot of p, whose fault-free run takes ff, from rng: exponential or
 // Weibull failures (shape 0.5, 0.7 or 1.5) at a node MTBF of 1.5, 4 or 12
 // fault-free runs, times nodes/4 beyond 4 nodes; oracle detection after 0
-// to a tenth of the run, or heartbeats every 100th or 20th of it (or
-// every sim.HBJitterMargin jitters if that is longer) with a timeout of one
-// or three periods (or that many jitters more than a period if that is
-// longer); no downtime or a 50th of the run; no
+// to a tenth of the run, or heartbeats every 100th or 20th of it with a
+// timeout of one or three periods (or sim.HBJitterMargin jitters more than
+// a period if that is longer; the jitter is cut to a 20th of the period); no downtime or a 50th of the run; no
 // repair or repair after a quarter or a 20th of it; spares that boot at
 // once, in a 20th or (at the two lower rates) in half of it. The limits
 // keep out machines on which no protocol could finish: with more nodes at
@@ -75,11 +74,13 @@ func drawFailures(rng *rand.Rand, p *Point, ff sim.Time) {
 	} else {
 		d.Mode, d.Period = "heartbeat", pick(0.01, 0.05)
 		d.Timeout = d.Period * scenarios.Duration(1+2*rng.IntN(2))
-		// a period the jitter allows, and a timeout long enough that it
-		// almost never fakes a failure (sim tests the false suspicions)
-		j := sim.HBJitterMargin * p.Scenario.Network.Jitter
-		d.Period = max(d.Period, j)
-		d.Timeout = max(d.Timeout, d.Period+j)
+		// at most the jitter the period allows, and a timeout long enough
+		// that it almost never fakes a failure (sim tests the false
+		// suspicions); a period raised to the jitter's instead made
+		// detection slower than a run on the fastest-failing machines
+		n := &p.Scenario.Network
+		n.Jitter = min(n.Jitter, d.Period/sim.HBJitterMargin)
+		d.Timeout = max(d.Timeout, d.Period+sim.HBJitterMargin*n.Jitter)
 	}
 	f.Downtime = pick(0, 0.02)
 	c.Repair = pick(0, 0.25, 0.05)
@@ -140,8 +141,8 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 				f.Distribution = "scripted"
 				f.Scripted = burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, bursts == "long")[0]
 			}
-			name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) plan %v, detection %+v, downtime %v, repair %v, spare boot %v",
-				c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.Scripted, p.Scenario.Detection, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
+			name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) plan %v, detection %+v, jitter %v, downtime %v, repair %v, spare boot %v",
+				c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.Scripted, p.Scenario.Detection, p.Scenario.Network.Jitter, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
 			runs++
 			failures += runSearch(t, name, p).Failures
 		}
