@@ -55,16 +55,11 @@ func TestHeartbeatJitterDelaysDetection(t *testing.T) {
 		for i := range n {
 			cfg.Planned = append(cfg.Planned, ScriptedFailure{Node: NodeID(i), At: 10*Second + 500*Millisecond})
 		}
-		p := &recordProto{}
-		rt, err := New(cfg, idle(n), p)
-		if err != nil {
-			t.Fatal(err)
+		failures, _ := runIdle(t, cfg, n)
+		if len(failures) != n {
+			t.Fatalf("%d failures, want %d", len(failures), n)
 		}
-		rt.Run()
-		if len(p.failures) != n {
-			t.Fatalf("%d failures, want %d", len(p.failures), n)
-		}
-		return p.failures
+		return failures
 	}
 	const base = 10*Second + 2*Microsecond + 3*Second // the last heartbeat at 10 s, then latency and timeout
 	for _, f := range run(1, 0) {

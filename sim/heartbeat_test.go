@@ -24,6 +24,19 @@ func suspicionConfig(n int, limit Time) (Config, float64) {
 	return cfg, q
 }
 
+// runIdle runs n idle nodes on cfg, and returns the failures the protocol
+// was told of and the run's result.
+func runIdle(t *testing.T, cfg Config, n int) ([]Failure, Result) {
+	t.Helper()
+	p := &recordProto{}
+	rt, err := New(cfg, idle(n), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	return p.failures, res
+}
+
 // The monitor suspects each live node at the rate of late heartbeats,
 // q/period: over 2,000 nodes for a second, the fenced nodes' count over
 // their time alive is within 4 standard errors of it. Every suspicion is a
@@ -32,15 +45,10 @@ func suspicionConfig(n int, limit Time) (Config, float64) {
 func TestFalseSuspicionRate(t *testing.T) {
 	const n = 2000
 	cfg, q := suspicionConfig(n, Second)
-	p := &recordProto{}
-	rt, err := New(cfg, idle(n), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := rt.Run()
-	fenced := len(p.failures)
+	failures, res := runIdle(t, cfg, n)
+	fenced := len(failures)
 	exposure := float64(n-fenced) * Second.Seconds()
-	for _, f := range p.failures {
+	for _, f := range failures {
 		exposure += f.At.Seconds()
 		if f.DetectedAt != f.At {
 			t.Fatalf("node %d suspected at %v, its loss known at %v: want at once", f.Node, f.At, f.DetectedAt)
@@ -56,7 +64,7 @@ func TestFalseSuspicionRate(t *testing.T) {
 	}
 
 	cfg.Failures = NoFailures
-	if rt, _ = New(cfg, idle(n), &recordProto{}); rt.Run().Stats.Failures != 0 {
+	if _, res := runIdle(t, cfg, n); res.Stats.Failures != 0 {
 		t.Error("a run without failures suspected a node")
 	}
 }
@@ -127,16 +135,11 @@ func TestFalseSuspicionsAreTheRunsTrace(t *testing.T) {
 func TestFailureBeforeASuspicion(t *testing.T) {
 	cfg, _ := suspicionConfig(1, Second)
 	first := func(cfg Config) Failure {
-		p := &recordProto{}
-		rt, err := New(cfg, idle(1), p)
-		if err != nil {
-			t.Fatal(err)
+		failures, _ := runIdle(t, cfg, 1)
+		if len(failures) != 1 {
+			t.Fatalf("%d failures, want 1", len(failures))
 		}
-		rt.Run()
-		if len(p.failures) != 1 {
-			t.Fatalf("%d failures, want 1", len(p.failures))
-		}
-		return p.failures[0]
+		return failures[0]
 	}
 	s := first(cfg).At // the suspicion
 	if s < 10*cfg.HBPeriod {
@@ -165,17 +168,12 @@ func TestSuspicionsMatchEveryHeartbeatDrawn(t *testing.T) {
 	const n = 20000
 	cfg, _ := suspicionConfig(n, Second)
 	cfg.HBTimeout -= 200 * Microsecond
-	p := &recordProto{}
-	rt, err := New(cfg, idle(n), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt.Run()
-	if len(p.failures) != n {
-		t.Fatalf("%d of %d nodes suspected within %v", len(p.failures), n, cfg.Limit)
+	failures, _ := runIdle(t, cfg, n)
+	if len(failures) != n {
+		t.Fatalf("%d of %d nodes suspected within %v", len(failures), n, cfg.Limit)
 	}
 	skipped := make([]float64, n)
-	for i, f := range p.failures {
+	for i, f := range failures {
 		skipped[i] = f.At.Seconds()
 	}
 	rng := NewStream(7, "every-heartbeat", 0)
