@@ -18,7 +18,7 @@ import (
 // fenced, that is killed, and its loss is known at once.
 //
 // Simulating every heartbeat would cost a draw per node and period (10⁹ in a
-// day of 10,000 nodes); heartbeatLife draws only the ones that could matter.
+// day of 10,000 nodes); startHeartbeats draws only the ones that could matter.
 // A suspicion at k needs J_{k+1} > d, whose chance p = e^{−d/μ} is the same
 // for every heartbeat, so the gap to the next heartbeat delayed beyond d (a
 // candidate) is geometric, its delay d plus an exponential (memorylessness),
