@@ -52,9 +52,10 @@ func drawMachine(rng *rand.Rand) []string {
 // fault-free runs, times nodes/4 beyond 4 nodes; oracle detection after 0
 // to a tenth of the run, or heartbeats every 100th or 20th of it with a
 // timeout of one or three periods (or sim.HBJitterMargin jitters more than
-// a period if that is longer; the jitter is cut to a 20th of the period); no downtime or a 50th of the run; no
-// repair or repair after a quarter or a 20th of it; spares that boot at
-// once, in a 20th or (at the two lower rates) in half of it. The limits
+// a period if that is longer; the jitter is cut to a 20th of the period);
+// no downtime or a 50th of the run; no repair or repair after a quarter or
+// a 20th of it; spares that boot at once, in a 20th or (at the two lower
+// rates) in half of it. The limits
 // keep out machines on which no protocol could finish: with more nodes at
 // the same node MTBF, a protocol that restarts from scratch (as cpr does
 // when a failure takes its memory checkpoints) rarely gets through; with

@@ -72,7 +72,7 @@ func TestEstimateLeft(t *testing.T) {
 		{"the longest running one sets the pace", 4, 2, 1, 10 * s, []simUnderWay{{30 * s, 0.25}, {10 * s, 0.5}}, 90 * s},
 		{"those not started take the mean", 5, 2, 2, 20 * s, []simUnderWay{{5 * s, 0.5}}, 12500 * time.Millisecond},
 		{"a running one without progress takes the mean", 3, 2, 2, 20 * s, []simUnderWay{{4 * s, 0}}, 6 * s},
-		// it may be restarting from scratch without end (ETA 0 s, said once)
+		// it may be restarting from scratch until its limit (the line said ETA 0s)
 		{"one without progress beyond the mean is not known", 3, 2, 2, 20 * s, []simUnderWay{{11 * s, 0}}, -1},
 		{"a finished workload leaves nothing", 2, 1, 1, 10 * s, []simUnderWay{{10 * s, 1}}, 0},
 	} {

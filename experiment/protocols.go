@@ -45,7 +45,7 @@ func PlatformMTBF(s *scenarios.Scenario) sim.Time {
 		if f.GroupMTBF <= 0 && fenced == 0 {
 			return sim.Time(f.NodeMTBF) / sim.Time(n)
 		}
-		return sim.Time(math.Round(1 / (hardwareFailureRate(s)/float64(sim.Second) + fenced/float64(sim.Second))))
+		return sim.Time(math.Round(float64(sim.Second) / (hardwareFailureRate(s) + fenced)))
 	}
 	return 0
 }
