@@ -27,8 +27,11 @@ type inFlightMsg struct {
 // latency, then it occupies the receiver's incoming side for size/bandwidth
 // (waiting if that side is busy). An uncontended message therefore takes
 // latency + size/bandwidth, and a burst through one interface is serialised.
-// The arrival and delivery events carry the receiver in I and the msgs slot
-// in J.
+// A message dated later than now (a handler's sends, dated at its end) leaves
+// from a departure event at m.SentAt: the interface is free for others until
+// then, and a send voided in between never takes it. The departure event
+// carries the sender in I, the arrival and delivery events the receiver;
+// all carry the msgs slot in J.
 func (rt *Runtime) transmit(m *Message) {
 	now := rt.eng.now
 	if m.SentAt < now {
@@ -51,10 +54,39 @@ func (rt *Runtime) transmit(m *Message) {
 		rt.eng.Schedule(m.SentAt, rt.kDeliver, int32(m.To), int64(ref))
 		return
 	}
+	if m.SentAt > now {
+		rt.eng.Schedule(m.SentAt, rt.kDepart, int32(m.From), int64(ref))
+		return
+	}
+	rt.departMsg(m, ref)
+}
+
+// departMsg puts m, in msgs slot ref, on the sender's interface now.
+func (rt *Runtime) departMsg(m *Message, ref int32) {
+	from := &rt.links[m.From]
 	head, dur := rt.depart(from, m.From, m.To, m.SentAt, m.WireSize())
 	m.outEnd = from.outFree
 	rt.msgs.items[ref].xfer = dur
 	rt.eng.Schedule(head, rt.kArrive, int32(m.To), int64(ref))
+}
+
+// onDepart: a message a handler sent at its end leaves now, unless its
+// sender died or a rollback voided it meanwhile; either way it would be lost
+// at delivery, and it must not hold the interface until then.
+func (rt *Runtime) onDepart(ev Event) {
+	m := rt.msgs.items[ev.J].m
+	from := &rt.links[m.From]
+	dead := from.inc != m.fromInc || from.state == nodeFailed
+	if !dead && (m.Control || m.Epoch == rt.epoch) {
+		rt.departMsg(m, int32(ev.J))
+		return
+	}
+	rt.msgs.take(int32(ev.J))
+	rt.stats.LostMsgs++
+	if !m.Control {
+		rt.inFlight--
+		rt.checkQuiet()
+	}
 }
 
 // depart occupies the outgoing side of node a's interface (from) with wire

@@ -329,3 +329,68 @@ func TestJitterDelaysTransfers(t *testing.T) {
 		}
 	}
 }
+
+// A handler transmits its sends when it starts, dated at their send time
+// (its end). The sender's interface is taken only when a message leaves:
+// a transfer made before then goes at once, and a send that a rollback
+// voided before it left never takes the interface. Both used to queue the
+// transfer behind the future send (a restore behind an aborted step's
+// halos).
+func TestInterfaceTakenWhenMessageLeaves(t *testing.T) {
+	const lat, size = 2 * Microsecond, 1_000_000 // the send holds the interface 1 ms
+	cases := []struct {
+		name       string
+		rollback   bool
+		senderDies bool // node 0 fails at 2 ms and is back, repaired, at 3 ms
+		transferAt Time
+		want       Time // the transfer's arrival
+		lost       int64
+	}{
+		{"before the send leaves", false, false, Millisecond, Millisecond + lat + 100, 0},
+		{"while a voided send would be leaving", true, false, 10*Millisecond + 500*Microsecond, 10*Millisecond + 500*Microsecond + lat + 100, 1},
+		{"after the sender died and came back", false, true, 10*Millisecond + 500*Microsecond, 10*Millisecond + 500*Microsecond + lat + 100, 1},
+		{"while the send leaves", false, false, 10*Millisecond + 500*Microsecond, 11*Millisecond + lat + 100, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var log []recv
+			// the run never completes: it goes on until nothing is left to happen
+			wl := &scriptWL{n: 3, total: 2, log: &log, start: only0(func(c *Ctx) {
+				c.Spend(10 * Millisecond)
+				c.Send(1, 0, size, nil)
+			})}
+			cfg := testConfig(3)
+			cfg.Limit = Second
+			if tc.senderDies {
+				cfg.Failures = ScriptedFailures
+				cfg.Planned = []ScriptedFailure{{Node: 0, At: 2 * Millisecond}}
+				cfg.DetectDelay, cfg.Repair, cfg.Spares = 0, Millisecond, 1
+			}
+			p := &recordProto{}
+			rt, err := New(cfg, wl, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.rollback {
+				rt.At(5*Millisecond, rt.NewEpoch)
+			}
+			// the spare takes the dead node's place, which joins the pool when repaired
+			p.onFail = func(f Failure) { rt.ReplaceSlot(f.Node, 3) }
+			var arrived Time = -1
+			rt.At(tc.transferAt, func() {
+				rt.Transfer(0, 2, 100, 1, func(ok bool) {
+					if ok {
+						arrived = rt.Now()
+					}
+				})
+			})
+			rt.Run()
+			if arrived != tc.want {
+				t.Errorf("transfer arrived at %d ns, want %d ns", arrived, tc.want)
+			}
+			if got := rt.Stats().LostMsgs; got != tc.lost || len(log) != 1-int(tc.lost) {
+				t.Errorf("%d messages lost and %d delivered, want %d lost", got, len(log), tc.lost)
+			}
+		})
+	}
+}

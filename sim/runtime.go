@@ -94,7 +94,7 @@ type Runtime struct {
 	restoredIn uint64
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
-	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect                          Kind
+	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect, kDepart                 Kind
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects
@@ -122,6 +122,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kFinish = e.NewKind("finish", rt.onFinish)
 	rt.kGroupFail = e.NewKind("group-fail", rt.onGroupFail)
 	rt.kSuspect = e.NewKind("suspect", rt.onSuspect)
+	rt.kDepart = e.NewKind("depart", rt.onDepart)
 	rt.setPrefetchers()
 
 	n := cfg.Nodes + cfg.Spares

@@ -316,8 +316,8 @@ func TestRebuild(t *testing.T) {
 		{"no rebuild, then the buddy", 5, 2, true, []string{"buddy", "scratch"}, 25003 * sim.Microsecond, 0},
 		{"no rebuild, then the partner", 5, 0, true, []string{"buddy", "scratch"}, 25003 * sim.Microsecond, 0},
 		{"no rebuild, then another node", 5, 3, true, []string{"buddy", "buddy"}, 25003 * sim.Microsecond, 0},
-		{"fewer nodes, then one", 0, 2, false, []string{"buddy", "buddy"}, 75031 * sim.Microsecond, 10 * piece},
-		{"fewer nodes, no rebuild", 0, 2, true, []string{"buddy", "scratch"}, 25026 * sim.Microsecond, 0},
+		{"fewer nodes, then one", 0, 2, false, []string{"buddy", "buddy"}, 75008 * sim.Microsecond, 10 * piece},
+		{"fewer nodes, no rebuild", 0, 2, true, []string{"buddy", "scratch"}, 25003 * sim.Microsecond, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
