@@ -10,6 +10,7 @@ import "unsafe"
 func (rt *Runtime) setPrefetchers() {
 	e := rt.eng
 	e.SetPrefetcher(rt.kArrive, rt.prefetchMsgSlot)
+	e.SetPrefetcher(rt.kDepart, rt.prefetchDepart)
 	e.SetPrefetcher(rt.kDeliver, rt.prefetchMsg)
 	e.SetPrefetcher(rt.kXferArrive, rt.prefetchXferRecord)
 	e.SetPrefetcher(rt.kXferDeliver, rt.prefetchXfer)
@@ -60,6 +61,18 @@ func prefetchRecord[T any](items []T, j int64, level int, next func(*T) uintptr)
 // prefetchMsgSlot: a message's slot, all its arrival reads.
 func (rt *Runtime) prefetchMsgSlot(_ int32, j int64, level int) {
 	prefetchRecord(rt.msgs.items, j, level, nil)
+}
+
+// prefetchDepart: a departing message's slot and its sender's network
+// record, then the message.
+func (rt *Runtime) prefetchDepart(from int32, j int64, level int) {
+	r := record(rt.msgs.items, j, level)
+	if level == 0 && int(from) < len(rt.links) && from >= 0 {
+		prefetch(addr(&rt.links[from]))
+	}
+	if r != nil && level == 1 && r.m != nil {
+		prefetchLines(addr(r.m), unsafe.Sizeof(*r.m))
+	}
 }
 
 // prefetchXferRecord: a transfer's record, all its arrival reads.
