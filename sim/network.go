@@ -119,8 +119,8 @@ func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (hea
 }
 
 // jitter is Config.Jitter's random delay: one stream for the run, drawn in
-// the order of transmission, so the draws a message gets depend on the
-// messages sent before it (a protocol's own messages shift the
+// the order messages leave their senders, so the draws a message gets depend
+// on the messages that left before it (a protocol's own messages shift the
 // application's: runs of two protocols share their failures, not their
 // jitter).
 type jitter struct {
