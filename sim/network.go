@@ -75,8 +75,8 @@ func (rt *Runtime) departMsg(m *Message, ref int32) {
 // at delivery, and it must not hold the interface until then.
 func (rt *Runtime) onDepart(ev Event) {
 	m := rt.msgs.items[ev.J].m
-	from := &rt.links[m.From]
-	dead := from.inc != m.fromInc || from.state == nodeFailed
+	// a failure bumps the incarnation, and transmit took none from a failed node
+	dead := rt.links[m.From].inc != m.fromInc
 	if !dead && (m.Control || m.Epoch == rt.epoch) {
 		rt.departMsg(m, int32(ev.J))
 		return
