@@ -1,0 +1,440 @@
+package dps
+
+// This file is recovery (§4, §6): re-activating the backups of a failed node's
+// threads, re-execution in sequence-number order, re-created stateless
+// threads and the split's resent tasks, shrinking onto fewer nodes, and
+// regenerating the backups a failure consumed.
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"ftsim/internal/peermap"
+	"ftsim/sim"
+)
+
+// OnFailure re-activates the backups of the failed node's threads, re-creates
+// its stateless threads, resends the split's tasks and regenerates backups.
+func (p *Protocol) OnFailure(f sim.Failure) {
+	p.memFailed(f.Node)
+	for _, id := range f.Objects {
+		if p.th[id].tick.node == f.Node {
+			p.stopTick(id, f.At) // the timer died with its node
+		}
+	}
+	if p.fallback {
+		p.scratch.OnFailure(f)
+		return
+	}
+	if f.WasSpare {
+		return
+	}
+	if d := p.RT.Config().Downtime; d > 0 {
+		p.RT.At(p.RT.Now()+d, func() { p.recover(f) })
+		return
+	}
+	p.recover(f)
+}
+
+func (p *Protocol) recover(f sim.Failure) {
+	rt := p.RT
+	if p.fallback {
+		p.scratch.OnFailure(f)
+		return
+	}
+	// every lost stateful object needs a live, ready backup
+	var lost []sim.ObjID
+	for i := range p.th {
+		if id := sim.ObjID(i); rt.Lost(id) && rt.NodeOf(id) == f.Node {
+			lost = append(lost, id)
+		}
+	}
+	// the backups are chosen from the state at the failure: activating one
+	// thread voids the outputs its lost incarnation held back, which
+	// complete counts on for another lost thread (re-execution sends them
+	// again)
+	sources := map[sim.ObjID]*backup{}
+	for _, id := range lost {
+		if p.th[id].stateless {
+			continue
+		}
+		if sources[id] = p.source(id); sources[id] == nil {
+			p.giveUp(f, id)
+			return
+		}
+	}
+	rt.RemoveSlot(f.Node)
+	if len(rt.Slots()) == 0 {
+		p.giveUp(f, sim.None)
+		return
+	}
+	// drop the backups that died
+	for i := range p.th {
+		t := &p.th[i]
+		t.backups = slices.DeleteFunc(t.backups, func(bk *backup) bool { return !p.valid(bk) })
+	}
+	splitLost := false
+	for _, id := range lost {
+		if bk := sources[id]; bk != nil {
+			p.activate(id, bk)
+			if id == p.split {
+				splitLost = true
+			}
+		}
+	}
+	var workers []sim.ObjID
+	for _, id := range lost {
+		if p.th[id].stateless {
+			if p.canShrink() {
+				p.C.Retired++
+				p.th[id].retired = true
+				p.releaseCopies(id) // kept again for the threads its tasks go to
+			} else {
+				p.recreate(id)
+			}
+			workers = append(workers, id)
+		}
+	}
+	if p.split != sim.None && !splitLost && !rt.Lost(p.split) && p.th[p.split].replaying == 0 && !p.th[p.split].resendDue {
+		for _, w := range workers {
+			p.resend(w) // to w re-created, or to the survivors
+		}
+	}
+	for i := range p.th {
+		p.regenerate(sim.ObjID(i))
+	}
+}
+
+// source is the backup object id is re-activated from: the first live,
+// ready and complete one.
+func (p *Protocol) source(id sim.ObjID) *backup {
+	for _, bk := range p.th[id].backups {
+		if bk.ready && p.valid(bk) && p.complete(id, bk) {
+			return bk
+		}
+	}
+	return nil
+}
+
+// complete reports whether backup bk of thread id holds every data object
+// sent to the thread before bk was registered that its state has not
+// handled. The duplicates of those went only to the backups before it; bk
+// gets them in its first state or by a gap forward once the thread accepts
+// them. One still on its way to the thread's node, or a forward still on its
+// way from there, when that node failed may have been lost with the thread
+// and its last complete backup (the paper's unrecoverable pattern): bk is
+// then incomplete. A forward whose last byte had left would still arrive;
+// counting it missing errs on the side of restarting from scratch. An
+// object its sender still holds (LogOrder) has not left: its duplicates
+// will reach bk.
+func (p *Protocol) complete(id sim.ObjID, bk *backup) bool {
+	for _, c := range bk.sentBefore {
+		for r := range c.n {
+			k := msgKey{c.src, opID(c.life, r)}
+			if !bk.ck.processed.has(k.src, k.op) && bk.queue.Find(k) < 0 && !p.holds(c.src, id, k.op) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// holds reports whether thread src still holds back its data object op to dst.
+func (p *Protocol) holds(src, dst sim.ObjID, op uint64) bool {
+	return slices.ContainsFunc(p.th[src].ord.held, func(m *sim.Message) bool { return m.Dst == dst && m.Hdr.Op == op })
+}
+
+// giveUp reports an unrecoverable pattern and falls back to restarting from
+// scratch.
+func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
+	rt := p.RT
+	st := rt.Stats()
+	st.Unrecoverable++
+	if id == sim.None {
+		st.UnrecoverableNote = "dps: no node is left; the application cannot run"
+	} else {
+		st.UnrecoverableNote = fmt.Sprintf("dps: object %d and all its backup threads were lost; the application restarted from scratch", id)
+	}
+	p.fallback = true
+	for i := range p.th {
+		p.stopTick(sim.ObjID(i), rt.Now()) // ticks stop while the application restarts from scratch
+		t := &p.th[i]
+		for _, bk := range t.backups {
+			if p.valid(bk) {
+				if bk.ready {
+					p.memAdd(bk.node, memState, -bk.ck.size)
+				}
+				p.memAdd(bk.node, memQueue, -bk.bytes)
+			}
+		}
+		t.backups = nil
+	}
+	p.scratch.OnFailure(f)
+}
+
+// activate turns backup bk of object id (its source at the failure) into the
+// active thread: its state is restored on the backup's node and its stored
+// data objects are re-injected in sequence-number order for re-execution.
+func (p *Protocol) activate(id sim.ObjID, bk *backup) {
+	rt := p.RT
+	t := &p.th[id]
+	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
+	p.memAdd(bk.node, memState, -bk.ck.size)
+	p.memAdd(bk.node, memQueue, -bk.bytes)
+	ck := bk.ck
+	msgs := make([]*sim.Message, 0, bk.queue.Len())
+	for _, k := range sortedKeys(&bk.queue) {
+		msgs = append(msgs, bk.queue.Get(k))
+	}
+	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
+	// a new incarnation: what the lost one sent (checkpoints, held outputs,
+	// pending determinants) is void
+	t.ord.act++
+	// the regenerated backup is a copy of the consumed one, registered before
+	// re-execution starts so that its checkpoints follow it
+	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, act: t.ord.act, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
+		unstarted: ck.unstarted, state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
+		ck.size+bk.bytes+p.cfg.EntryBytes*int64(len(bk.log)))
+
+	t.pst = ck.pst.clone()
+	t.processed = ck.processed.clone()
+	t.received = ck.processed.clone()
+	t.since, t.handled = 0, 0
+	if t.dispatched != nil {
+		t.dispatched = map[msgKey]struct{}{}
+	}
+	if id == p.split {
+		// The farm's master hands tiles out in the order results arrive: it is
+		// not a DPS split whose re-execution in sequence order reproduces the
+		// original run (a replayed result may precede the hand-out of its own
+		// tile, which the master cannot absorb). It restarts from its
+		// checkpoint instead, results of the lost generation are void, and
+		// every task it holds outstanding is resent (§6: the split resends).
+		p.splitGen++
+		for w := range p.copies {
+			p.copies[w] = nil // they were on the dead node
+		}
+		msgs = slices.DeleteFunc(msgs, func(m *sim.Message) bool { return p.th[m.Src].stateless })
+	}
+	// outputs held back by the lost incarnation never left
+	t.ord.held, t.ord.need, t.ord.pend = nil, nil, nil
+	t.ord.dispN, t.ord.ackN = ck.count, ck.count
+	t.replaying = len(msgs)
+	if p.logging(t) {
+		t.replaying = 0 // counted as they are delivered
+	}
+	// A split restarted from its initial state hands its tasks out again in
+	// Start, but to every worker, retired ones included (Shrink): after Start
+	// it resends the tasks of the lost ones to the survivors.
+	t.resendDue = id == p.split
+	p.lostOnly = ck.initial
+	p.C.Recovered++
+	if ck.initial {
+		rt.Recreate(id, bk.node)
+	} else if err := rt.Restore(id, bk.node, ck.state, nil, !ck.unstarted); err != nil {
+		rt.Abort(err.Error())
+		return
+	}
+	t.ckProg = rt.ObjectProgress(id) // the backup's state is the last checkpoint
+	if p.logging(t) {
+		as := make([]*sim.Message, 0, len(msgs))
+		for _, c := range msgs {
+			a := appCopy(c)
+			a.To = bk.node
+			a.Hdr.Flags |= flagInjected
+			t.received.add(a.Src, a.Hdr.Op)
+			as = append(as, a)
+		}
+		p.deliverReplay(id, p.replayOrder(id, ck, bk.log, as))
+	} else {
+		for _, c := range msgs {
+			a := appCopy(c)
+			a.To = bk.node
+			a.Hdr.Flags |= flagInjected
+			t.received.add(a.Src, a.Hdr.Op)
+			p.C.Replayed++
+			rt.Deliver(a)
+		}
+	}
+	if t.resendDue && !ck.initial && t.replaying == 0 && !rt.Running(id) {
+		t.resendDue = false
+		p.resendAll()
+	}
+	if p.cfg.Period > 0 {
+		p.armTimer(id)
+	}
+}
+
+// recreate re-creates stateless object id on a surviving node.
+func (p *Protocol) recreate(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	live := p.liveSlots()
+	if len(live) == 0 {
+		return
+	}
+	node := live[p.next%len(live)]
+	p.next++
+	p.releaseCopies(id)
+	t.pst.life++
+	t.pst.seqOut, t.pst.seqIn = 0, 0
+	t.pst.sent = peermap.Map[sim.ObjID, uint64]{}
+	t.received, t.processed = newIDSet(), newIDSet()
+	if t.dispatched != nil {
+		t.dispatched = map[msgKey]struct{}{}
+	}
+	p.C.Recreated++
+	rt.Recreate(id, node)
+}
+
+// resend sends again the tasks the split believes worker w holds: to w, or,
+// when w was lost and not re-created (Shrink), to the surviving threads of
+// the collection in turn.
+func (p *Protocol) resend(w sim.ObjID) {
+	rt := p.RT
+	if p.split == sim.None || rt.Lost(p.split) {
+		return
+	}
+	rs, ok := rt.Object(p.split).(Resubmitter)
+	if !ok {
+		return
+	}
+	var live []sim.ObjID
+	if rt.Lost(w) {
+		live = p.liveStateless()
+		if len(live) == 0 {
+			return
+		}
+	}
+	for _, task := range rs.Outstanding(w) {
+		to := w
+		if live != nil {
+			to = live[p.next%len(live)]
+			p.next++
+			rt.Object(p.split).(Reassigner).Reassign(task, w, to) // p.reassign: it can
+			p.C.Reassigned++
+		}
+		tag, size, payload := p.farm.TaskMessage(task)
+		m := rt.SendApp(p.split, to, tag, size, payload, sim.Header{Seq: p.th[p.split].pst.seqOut, Inc: p.splitGen, Flags: flagResend})
+		p.keepCopy(m)
+		p.C.Resent++
+	}
+}
+
+// canShrink reports whether a lost stateless thread may stay lost: Shrink is
+// on, the master can reassign tasks and some stateless thread survives.
+func (p *Protocol) canShrink() bool {
+	return p.cfg.Shrink && p.reassign && len(p.liveStateless()) > 0
+}
+
+// unretire re-creates, when the run is over, the stateless threads Shrink
+// left lost: the runtime checks the answer only when every object exists,
+// and a stateless thread holds nothing the answer depends on. They are
+// re-created in their initial state and never run (the engine has stopped);
+// the run's figures are those of the shrunken collection.
+func (p *Protocol) unretire() {
+	rt := p.RT
+	if p.fallback {
+		return
+	}
+	live := p.liveSlots()
+	if len(live) == 0 {
+		return
+	}
+	for i := range p.th {
+		if id := sim.ObjID(i); p.th[i].stateless && rt.Lost(id) {
+			rt.Recreate(id, live[0])
+		}
+	}
+}
+
+// liveStateless lists the stateless threads that are not lost, by id.
+func (p *Protocol) liveStateless() []sim.ObjID {
+	var out []sim.ObjID
+	for i := range p.th {
+		if p.th[i].stateless && !p.RT.Lost(sim.ObjID(i)) {
+			out = append(out, sim.ObjID(i))
+		}
+	}
+	return out
+}
+
+// resendRetired hands to the survivors the tasks the split gave retired
+// threads after they were retired: a result a thread sent before its node
+// failed still arrives, and the split answers it with the thread's next
+// task, which would otherwise wait at the lost thread for ever.
+func (p *Protocol) resendRetired() {
+	for i := range p.th {
+		if id := sim.ObjID(i); p.th[i].retired && p.RT.Lost(id) {
+			p.releaseCopies(id)
+			p.resend(id)
+		}
+	}
+}
+
+// resendAll resends every outstanding task, after the split re-executed.
+func (p *Protocol) resendAll() {
+	for i := range p.th {
+		if p.lostOnly && !p.RT.Lost(sim.ObjID(i)) {
+			continue // Start handed it its tasks
+		}
+		if p.th[i].stateless {
+			p.releaseCopies(sim.ObjID(i))
+			p.resend(sim.ObjID(i))
+		}
+	}
+}
+
+// regenerate gives object id new backup threads until it has Config.Backups.
+func (p *Protocol) regenerate(id sim.ObjID) {
+	rt := p.RT
+	t := &p.th[id]
+	if t.stateless || rt.Lost(id) {
+		return
+	}
+	for len(t.backups) < p.cfg.Backups {
+		node, ok := p.placeBackup(id)
+		if !ok {
+			return
+		}
+		bk := p.register(id, node)
+		p.whenSettled(id, func() {
+			if p.fallback || !p.registered(id, bk) || rt.Lost(id) {
+				return
+			}
+			state, inbox, started, err := rt.Snapshot(id)
+			if err != nil {
+				rt.Abort(err.Error())
+				return
+			}
+			p.stamp++
+			ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
+				pst: t.pst.clone(), processed: t.processed.clone()}
+			wire := ck.size
+			for _, m := range inbox {
+				c := m.Clone()
+				c.Hdr.TN = uint64(uint32(m.Tag))
+				c.Hdr.Flags &^= flagInjected
+				ck.queue = append(ck.queue, c)
+				wire += m.WireSize()
+			}
+			if p.logging(t) && len(inbox) > 0 {
+				// The inbox of a re-executing thread holds objects whose
+				// handling order was logged (the lost incarnation's
+				// consequences of them were seen), and the thread handles
+				// its inbox in order: the new backup gets that order, or
+				// a re-activation from it would replay them by sequence
+				// number and re-post other content under operation
+				// identifiers already received.
+				ck.log = make(map[uint64]msgKey, len(inbox))
+				for i, m := range inbox {
+					ck.log[ck.count+1+uint64(i)] = msgKey{m.Src, m.Hdr.Op}
+				}
+				wire += p.cfg.EntryBytes * int64(len(inbox))
+			}
+			p.ship(id, bk, rt.NodeOf(id), ck, wire)
+		})
+	}
+}
