@@ -148,14 +148,10 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 	if len(t.backups) == 0 || rt.Lost(id) || rt.Running(id) {
 		return
 	}
-	state, _, started, err := rt.Snapshot(id)
-	if err != nil {
-		rt.Abort(err.Error())
+	ck, _, ok := p.takeState(id)
+	if !ok {
 		return
 	}
-	p.stamp++
-	ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
-		pst: t.pst.clone(), processed: t.processed.clone()}
 	wire := ck.size + p.cfg.EntryBytes*t.since
 	t.since, t.handled, t.ckProg = 0, 0, rt.ObjectProgress(id)
 	from := rt.NodeOf(id)
@@ -184,6 +180,23 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 	}
 }
 
+// takeState copies what a backup of object id needs: its state, protocol
+// state and processed list, stamped; and the objects queued at it. ok is
+// false when the state did not serialise, which aborts the run.
+func (p *Protocol) takeState(id sim.ObjID) (ck *ckptData, inbox []*sim.Message, ok bool) {
+	rt := p.RT
+	state, inbox, started, err := rt.Snapshot(id)
+	if err != nil {
+		rt.Abort(err.Error())
+		return nil, nil, false
+	}
+	t := &p.th[id]
+	p.stamp++
+	return &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
+		pst: t.pst.clone(), processed: t.processed.clone()}, inbox, true
+}
+
+// registered reports whether bk is still one of object id's backups.
 func (p *Protocol) registered(id sim.ObjID, bk *backup) bool {
 	return slices.Contains(p.th[id].backups, bk)
 }

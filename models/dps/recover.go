@@ -404,14 +404,10 @@ func (p *Protocol) regenerate(id sim.ObjID) {
 			if p.fallback || !p.registered(id, bk) || rt.Lost(id) {
 				return
 			}
-			state, inbox, started, err := rt.Snapshot(id)
-			if err != nil {
-				rt.Abort(err.Error())
+			ck, inbox, ok := p.takeState(id)
+			if !ok {
 				return
 			}
-			p.stamp++
-			ck := &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
-				pst: t.pst.clone(), processed: t.processed.clone()}
 			wire := ck.size
 			for _, m := range inbox {
 				c := m.Clone()
