@@ -60,6 +60,30 @@ type Config struct {
 	// iteration time among survivors) and the median iteration time before
 	// the first failure (iteration_s) (measure_restart).
 	MeasureRestart bool
+	// CPU is the core time the protocol's work costs (the rows of the
+	// paper's Table 2); none by default.
+	CPU CPUCosts
+}
+
+// CPUCosts are the core times of the protocol's steps, one per row of the
+// paper's Table 2. Each is charged to a core of the node doing the step, ahead
+// of the application work queued there (sim.Runtime.ChargeCPU): it delays the
+// application where the node's cores are busy, not the protocol's messages.
+type CPUCosts struct {
+	// Log (log_cpu) is the sender's, per application message: stamping its
+	// SN and copying it into the log (Table 2's increase of Message Send).
+	Log sim.Time
+	// TicketRequest (ticket_request_cpu) is the sender's, per ticket request
+	// it sends (Ticket Request Send).
+	TicketRequest sim.Time
+	// Ticket (ticket_cpu) is the receiver's, per ticket it hands out or
+	// answers (Ticket Send); with multi_failure, per message from another
+	// node it gives a TN and whose sender it tells.
+	Ticket sim.Time
+	// Local (local_cpu) is the cost of logging a tuple on the buddy (Local
+	// Message Protocol): the sender's, per local-mode message; with
+	// multi_failure also the receiver's, per message from another node.
+	Local sim.Time
 }
 
 // DefaultConfig is the configuration of the paper's experiments: checkpoints
@@ -70,26 +94,27 @@ func DefaultConfig() Config {
 
 // Counters are the protocol's own statistics.
 type Counters struct {
-	Tickets          int64 // tickets handed out (new TNs)
-	OldTickets       int64 // ticket requests answered "old" (already processed)
-	LocalMessages    int64 // messages sent in local mode (tuple logged at the buddy)
-	Duplicates       int64 // application messages dropped because already processed or held
-	ReceiverTuples   int64 // multi_failure: tuples logged at a receiver's buddy for messages from other nodes
-	Resent           int64 // logged messages resent after a restart
-	ResentOthers     int64 // of those, resent by a restored object to an object not restored with it
-	MissingTNs       int64 // TNs handed out before a crash that never reached their requester, handed out again
-	Checkpoints      int64 // node checkpoints committed at a buddy
-	GCMessages       int64 // garbage-collection messages
-	Restarts         int64 // node restarts from buddy checkpoints
-	Migrations       int64 // objects spread by fast restart
-	SourceCrashes    int64 // restarting nodes that crashed while spreading the restored objects
-	DestCrashes      int64 // multi_failure: destinations of such migrations that crashed meanwhile (restarted with the first failure)
-	Concurrent       int64 // multi_failure: restarts begun while others waited for their resends
-	MigrationQueries int64 // unfinished migrations D asked E and F about after such a crash
-	MigrationsKept   int64 // unfinished migrations that stood after a crash of C or E: the object lives on E (or E's replacement, from F)
-	MigrationsUndone int64 // unfinished migrations undone after a crash of C or E: the object lives on C (or C's replacement)
-	OrderMismatches  int64 // TNs re-processed with another (sender, SN) than before the failure (TraceOrder)
-	Reprocessed      int64 // TNs processed again after a restart with the same (sender, SN) (TraceOrder)
+	Tickets          int64    // tickets handed out (new TNs)
+	OldTickets       int64    // ticket requests answered "old" (already processed)
+	LocalMessages    int64    // messages sent in local mode (tuple logged at the buddy)
+	Duplicates       int64    // application messages dropped because already processed or held
+	ReceiverTuples   int64    // multi_failure: tuples logged at a receiver's buddy for messages from other nodes
+	Resent           int64    // logged messages resent after a restart
+	ResentOthers     int64    // of those, resent by a restored object to an object not restored with it
+	MissingTNs       int64    // TNs handed out before a crash that never reached their requester, handed out again
+	Checkpoints      int64    // node checkpoints committed at a buddy
+	GCMessages       int64    // garbage-collection messages
+	Restarts         int64    // node restarts from buddy checkpoints
+	Migrations       int64    // objects spread by fast restart
+	SourceCrashes    int64    // restarting nodes that crashed while spreading the restored objects
+	DestCrashes      int64    // multi_failure: destinations of such migrations that crashed meanwhile (restarted with the first failure)
+	Concurrent       int64    // multi_failure: restarts begun while others waited for their resends
+	MigrationQueries int64    // unfinished migrations D asked E and F about after such a crash
+	MigrationsKept   int64    // unfinished migrations that stood after a crash of C or E: the object lives on E (or E's replacement, from F)
+	MigrationsUndone int64    // unfinished migrations undone after a crash of C or E: the object lives on C (or C's replacement)
+	OrderMismatches  int64    // TNs re-processed with another (sender, SN) than before the failure (TraceOrder)
+	Reprocessed      int64    // TNs processed again after a restart with the same (sender, SN) (TraceOrder)
+	CPU              sim.Time // core time charged for the protocol's steps (Config.CPU)
 }
 
 // Protocol tags of the protocol's transfers (any value not used by the runtime).
@@ -298,6 +323,14 @@ func New(cfg Config) (*Protocol, error) {
 			return nil, fmt.Errorf("protocol.%s: must not be negative, got %d", c.key, c.v)
 		}
 	}
+	for _, c := range []struct {
+		key string
+		d   sim.Time
+	}{{"log_cpu", cfg.CPU.Log}, {"ticket_request_cpu", cfg.CPU.TicketRequest}, {"ticket_cpu", cfg.CPU.Ticket}, {"local_cpu", cfg.CPU.Local}} {
+		if err := sim.CheckDelay("protocol."+c.key, c.d); err != nil {
+			return nil, err
+		}
+	}
 	return &Protocol{cfg: cfg}, nil
 }
 
@@ -429,6 +462,7 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	sz := m.WireSize()
 	s.logBytes += sz
 	p.memAdd(s.node, s.inc, sim.MemLog, sz)
+	p.spend(s.node, p.cfg.CPU.Log)
 	p.sendAt(s, e, m.SentAt)
 	if p.cfg.MaxLog > 0 && s.logBytes > p.cfg.MaxLog {
 		p.RT.At(p.RT.Now(), func() { p.logFull(s) }) // not from inside the sender's handler
@@ -507,6 +541,7 @@ func (p *Protocol) requestTicket(s *object, e *entry) {
 	}
 	e.asking = true
 	life := p.life
+	p.spend(from, p.cfg.CPU.TicketRequest)
 	rt.Transfer(from, to, p.cfg.TicketBytes, tagTicket, func(ok bool) { p.onTicketRequest(ok, life, s, e, to) })
 }
 
@@ -545,6 +580,7 @@ func (p *Protocol) answer(w *object, q ticketReq) {
 		return
 	}
 	s, e := q.s, q.e
+	p.spend(q.at, p.cfg.CPU.Ticket)
 	p.RT.Transfer(q.at, s.node, p.cfg.TicketBytes, tagReply, func(ok bool) {
 		e.asking = false
 		if ok {
@@ -638,6 +674,7 @@ func (p *Protocol) gotLocalTicket(s *object, e *entry, tn uint64, old bool) {
 		return
 	}
 	p.Stats.LocalMessages++
+	p.spend(s.node, p.cfg.CPU.Local)
 	if k, w := (pair{s.id, e.sn}), p.objs[e.dst]; w.logged[k] {
 		// re-execution after a restart: the tuple of this message survived in
 		// the remote message log, which is where its TN came from; logging it
@@ -851,16 +888,31 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 
 var _ sim.Finisher = (*Protocol)(nil)
 
-// OnFinish reports the probe's figures as the run's metrics restart_s and
-// iteration_s when measure_restart is on.
+// OnFinish reports the run's metrics: protocol_cpu_s (the core time of the
+// protocol's steps) when Config.CPU charges any, and the probe's figures
+// restart_s and iteration_s when measure_restart is on.
 func (p *Protocol) OnFinish() {
+	st := p.RT.Stats()
+	if p.cfg.CPU != (CPUCosts{}) {
+		st.SetMetric("protocol_cpu_s", p.Stats.CPU.Seconds())
+	}
 	if !p.cfg.MeasureRestart || p.Probe == nil {
 		return
 	}
-	st := p.RT.Stats()
 	st.SetMetric("restart_s", p.Probe.RestartTime().Seconds())
 	st.SetMetric("iteration_s", p.Probe.IterationTime().Seconds())
 }
+
+// spend charges d of a core of node n for a step of the protocol (Config.CPU).
+func (p *Protocol) spend(n sim.NodeID, d sim.Time) {
+	if d > 0 {
+		p.Stats.CPU += d
+		p.RT.ChargeCPU(n, d, nothing)
+	}
+}
+
+// nothing is what a charge of the protocol's CPU does when it ends.
+func nothing() {}
 
 // logFull asks the nodes of the receivers of s's log to checkpoint, so that
 // their acknowledgements garbage-collect it (the max_log trigger).

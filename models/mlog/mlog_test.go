@@ -3,6 +3,7 @@ package mlog
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"ftsim/sim"
@@ -173,11 +174,16 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 		{"life no spare", "life", []sim.ScriptedFailure{at(1, 0.4)}, 0},
 	}
 	for _, c := range cases {
-		for _, mode := range []string{RestartBasic, RestartFast, RestartFast + " without priority", RestartFast + " multi_failure"} {
+		for _, mode := range []string{RestartBasic, RestartFast, RestartFast + " without priority", RestartFast + " multi_failure",
+			RestartFast + " with CPU costs", RestartFast + " multi_failure with CPU costs"} {
 			t.Run(c.name+"/"+mode, func(t *testing.T) {
 				prio := mode != RestartFast+" without priority"
-				multi := mode == RestartFast+" multi_failure"
-				if !prio || multi {
+				multi := strings.Contains(mode, "multi_failure")
+				var cpu CPUCosts
+				if strings.HasSuffix(mode, "with CPU costs") {
+					cpu = CPUCosts{Log: 2 * sim.Microsecond, TicketRequest: 5 * sim.Microsecond, Ticket: 3 * sim.Microsecond, Local: 4 * sim.Microsecond}
+				}
+				if mode != RestartBasic {
 					mode = RestartFast
 				}
 				wl := func() sim.Workload {
@@ -192,7 +198,7 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 				cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.fails
 				pc := DefaultConfig()
 				pc.Period, pc.Restart, pc.TraceOrder = base.Makespan/6, mode, true
-				pc.Priority, pc.MultiFailure = prio, multi
+				pc.Priority, pc.MultiFailure, pc.CPU = prio, multi, cpu
 				w := newWatch(mustNew(t, pc))
 				res := runWith(t, cfg, wl(), w)
 				st, ps := res.Stats, w.Protocol.Stats
@@ -210,6 +216,9 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 				}
 				if mode == RestartFast && c.spares > 0 && ps.Migrations == 0 {
 					t.Fatalf("fast restart spread no object")
+				}
+				if (cpu != CPUCosts{}) && ps.CPU == 0 {
+					t.Fatalf("no protocol CPU time charged")
 				}
 				t.Logf("makespan %v (no failure, no protocol %v), resent %d, duplicates %d, old tickets %d, missing TNs %d, migrations %d, reprocessed %d",
 					res.Makespan, base.Makespan, ps.Resent, ps.Duplicates, ps.OldTickets, ps.MissingTNs, ps.Migrations, ps.Reprocessed)
@@ -467,4 +476,80 @@ func TestEmptyNodeFailureLeavesTheSlots(t *testing.T) {
 	if res.Stats.Restarts != 0 || slices.Contains(slots, 3) || len(slots) != 3 {
 		t.Fatalf("restarts from scratch %d, slots after the replacement %v: want 3 slots without node 3", res.Stats.Restarts, slots)
 	}
+}
+
+// The protocol's CPU costs (Config.CPU, the rows of the paper's Table 2) are
+// charged once per step they price: every logged message, every ticket
+// request and ticket, every tuple logged on a buddy. They take cores from
+// the application: on a coarse-grained ring, whose baseline keeps every core
+// busy and whose computation hides the protocol's latency, the run takes
+// exactly each node's share of them longer.
+func TestProtocolCPUCosts(t *testing.T) {
+	const us = sim.Microsecond
+	ring := func() sim.Workload {
+		w, err := synthetic.New(synthetic.Params{Objects: 16, Steps: 20, StepOps: 1e6, Exchange: 4096, State: 1 << 20}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	cfg := testCluster(4)
+	base := runWith(t, cfg, ring(), &plain{})
+	cases := []struct {
+		name  string
+		multi bool
+		cpu   CPUCosts
+		want  func(st sim.Stats, c Counters) sim.Time // the time charged
+	}{
+		{"log", false, CPUCosts{Log: 3 * us}, func(st sim.Stats, c Counters) sim.Time { return 3 * us * sim.Time(st.AppMsgs) }},
+		{"ticket request", false, CPUCosts{TicketRequest: 3 * us},
+			func(st sim.Stats, c Counters) sim.Time { return 3 * us * sim.Time(st.AppMsgs-c.LocalMessages) }},
+		{"ticket", false, CPUCosts{Ticket: 3 * us},
+			func(st sim.Stats, c Counters) sim.Time { return 3 * us * sim.Time(st.AppMsgs-c.LocalMessages) }},
+		{"local", false, CPUCosts{Local: 3 * us}, func(st sim.Stats, c Counters) sim.Time { return 3 * us * sim.Time(c.LocalMessages) }},
+		{"multi_failure ticket", true, CPUCosts{Ticket: 3 * us},
+			func(st sim.Stats, c Counters) sim.Time { return 3 * us * sim.Time(c.ReceiverTuples) }},
+		{"multi_failure local", true, CPUCosts{Local: 3 * us},
+			func(st sim.Stats, c Counters) sim.Time { return 3 * us * sim.Time(c.LocalMessages+c.ReceiverTuples) }},
+		{"all, large", false, CPUCosts{Log: 10 * us, TicketRequest: 20 * us, Ticket: 10 * us, Local: 10 * us},
+			func(st sim.Stats, c Counters) sim.Time {
+				remote := sim.Time(st.AppMsgs - c.LocalMessages)
+				return 10*us*sim.Time(st.AppMsgs) + 30*us*remote + 10*us*sim.Time(c.LocalMessages)
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pc := DefaultConfig()
+			pc.Period = 10 * base.Makespan // no checkpoint: their pauses would blur the comparison
+			pc.MultiFailure, pc.CPU = c.multi, c.cpu
+			p := mustNew(t, pc)
+			res := runWith(t, cfg, ring(), p)
+			if res.Outcome.Digest != base.Outcome.Digest {
+				t.Fatalf("digest %s, without protocol %s", res.Outcome.Digest, base.Outcome.Digest)
+			}
+			want := c.want(res.Stats, p.Stats)
+			if want == 0 || p.Stats.CPU != want {
+				t.Fatalf("charged %v, want %v (app msgs %d, local %d, receiver tuples %d)",
+					p.Stats.CPU, want, res.Stats.AppMsgs, p.Stats.LocalMessages, p.Stats.ReceiverTuples)
+			}
+			if m, ok := metric(&res.Stats, "protocol_cpu_s"); !ok || m != want.Seconds() {
+				t.Fatalf("metric protocol_cpu_s %v (reported %v), want %v", m, ok, want.Seconds())
+			}
+			share := want / sim.Time(cfg.Nodes)
+			if res.Makespan != base.Makespan+share {
+				t.Fatalf("makespan %v, baseline %v + each node's share %v = %v", res.Makespan, base.Makespan, share, base.Makespan+share)
+			}
+			t.Logf("charged %v, makespan %v (baseline %v + %v)", want, res.Makespan, base.Makespan, res.Makespan-base.Makespan)
+		})
+	}
+}
+
+// metric returns the value of run metric name.
+func metric(st *sim.Stats, name string) (float64, bool) {
+	for _, m := range st.Metrics() {
+		if m.Name == name {
+			return m.Value, true
+		}
+	}
+	return 0, false
 }

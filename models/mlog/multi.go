@@ -88,6 +88,7 @@ type receipt struct {
 func (p *Protocol) logReceived(w *object, m *sim.Message, k pair, tn uint64) {
 	r := p.newReceipt()
 	*r = receipt{p: p, w: w, m: m, k: k, tn: tn, gen: w.gen, n: w.node, inc: w.inc}
+	p.spend(w.node, p.cfg.CPU.Local)
 	r.log()
 }
 
@@ -211,6 +212,7 @@ func (r *receipt) tell(old bool) {
 		return
 	}
 	r.sgen, r.old = s.gen, old
+	p.spend(r.w.node, p.cfg.CPU.Ticket)
 	rt.TransferTo(r.w.node, s.node, p.cfg.TicketBytes, tagReply, r)
 }
 

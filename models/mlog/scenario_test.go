@@ -52,6 +52,10 @@ func TestScenarioKeyErrors(t *testing.T) {
 		{"protocol.max_log=-1", "max_log"},
 		{"protocol.header_bytes=-1", "header_bytes"},
 		{"protocol.ticket_bytes=-1", "ticket_bytes"},
+		{`protocol.log_cpu="-1us"`, "log_cpu"},
+		{`protocol.ticket_request_cpu="5 parsecs"`, "ticket_request_cpu"},
+		{"protocol.ticket_cpu=true", "ticket_cpu"},
+		{`protocol.local_cpu="1000y"`, "local_cpu"},
 	}
 	for _, c := range cases {
 		s, err := scenarios.Parse("test.toml", []byte(`name = "t"`), []string{"protocol.kind=mlog", c.set})
