@@ -76,9 +76,10 @@ type CPUCosts struct {
 	// TicketRequest (ticket_request_cpu) is the sender's, per ticket request
 	// it sends (Ticket Request Send).
 	TicketRequest sim.Time
-	// Ticket (ticket_cpu) is the receiver's, per ticket it hands out or
-	// answers (Ticket Send); with multi_failure, per message from another
-	// node it gives a TN and whose sender it tells.
+	// Ticket (ticket_cpu) is the receiver's, per ticket it sends to a
+	// sender on another node (Ticket Send; a local-mode ticket is part of
+	// Local); with multi_failure, per message from another node whose
+	// sender it tells the TN.
 	Ticket sim.Time
 	// Local (local_cpu) is the cost of logging a tuple on the buddy (Local
 	// Message Protocol): the sender's, per local-mode message; with
