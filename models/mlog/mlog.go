@@ -67,8 +67,8 @@ type Config struct {
 
 // CPUCosts are the core times of the protocol's steps, one per row of the
 // paper's Table 2. Each is charged to a core of the node doing the step, ahead
-// of the application work queued there (sim.Runtime.ChargeCPU): it delays the
-// application where the node's cores are busy, not the protocol's messages.
+// of the application work queued there (sim.Runtime.ChargeCPU): the node's
+// application work waits for it, the protocol's messages do not.
 type CPUCosts struct {
 	// Log (log_cpu) is the sender's, per application message: stamping its
 	// SN and copying it into the log (Table 2's increase of Message Send).
