@@ -40,6 +40,11 @@ type Stats struct {
 // MaxMetrics is the number of distinct metrics one run can record.
 const MaxMetrics = 8
 
+// MetricProtocolCPU is the metric of the core time a protocol's own work was
+// charged (ChargeCPU), in seconds, the same name for every protocol that
+// reports it, so that comparisons can set them side by side.
+const MetricProtocolCPU = "protocol_cpu_s"
+
 // Metric is a named figure a protocol measured.
 type Metric struct {
 	Name  string

@@ -126,8 +126,9 @@ type Reassigner interface {
 
 // Counters are the protocol's own measurements of a run.
 type Counters struct {
-	Duplicates, DuplicateBytes int64 // copies of data objects sent to backup threads
-	Checkpoints                int64 // thread checkpoints sent (one per backup)
+	Duplicates, DuplicateBytes int64    // copies of data objects sent to backup threads
+	CPU                        sim.Time // core time charged for the protocol's transfers (network.cpu_load)
+	Checkpoints                int64    // thread checkpoints sent (one per backup)
 	CheckpointBytes            int64
 	SkippedCheckpoints         int64 // timer ticks without checkpoint: the previous one was still on its way, or nothing was handled since
 	Recovered                  int   // threads re-activated from a backup
@@ -516,8 +517,11 @@ func (p *Protocol) cpuCost(size int64) sim.Time {
 	return sim.FromSeconds(c.CPULoad * float64(size) / c.Bandwidth)
 }
 
+// charge charges node n the CPU time of a transfer of size bytes at one end
+// (network.cpu_load).
 func (p *Protocol) charge(n sim.NodeID, size int64) {
 	if d := p.cpuCost(size); d > 0 {
+		p.C.CPU += d
 		p.RT.ChargeCPU(n, d, func() {})
 	}
 }

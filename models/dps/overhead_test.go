@@ -75,6 +75,12 @@ func TestDuplicationOverheadMatchesModel(t *testing.T) {
 			if res.Stats.PeakMem[sim.MemBackup] <= 0 {
 				t.Fatal("no backup memory measured")
 			}
+			// every duplicate is a 1 MB border, charged at its sender and at
+			// the backup that stores it, and reported as protocol_cpu_s
+			want := 2 * sim.Time(p.C.Duplicates) * p.cpuCost(1e6)
+			if got := metric(t, res, sim.MetricProtocolCPU); p.C.CPU != want || got != want.Seconds() {
+				t.Fatalf("charged %v (metric %v), want %v for %d duplicates", p.C.CPU, got, want, p.C.Duplicates)
+			}
 		})
 	}
 }

@@ -895,7 +895,7 @@ var _ sim.Finisher = (*Protocol)(nil)
 func (p *Protocol) OnFinish() {
 	st := p.RT.Stats()
 	if p.cfg.CPU != (CPUCosts{}) {
-		st.SetMetric("protocol_cpu_s", p.Stats.CPU.Seconds())
+		st.SetMetric(sim.MetricProtocolCPU, p.Stats.CPU.Seconds())
 	}
 	if !p.cfg.MeasureRestart || p.Probe == nil {
 		return

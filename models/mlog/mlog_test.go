@@ -532,7 +532,7 @@ func TestProtocolCPUCosts(t *testing.T) {
 				t.Fatalf("charged %v, want %v (app msgs %d, local %d, receiver tuples %d)",
 					p.Stats.CPU, want, res.Stats.AppMsgs, p.Stats.LocalMessages, p.Stats.ReceiverTuples)
 			}
-			if m, ok := metric(&res.Stats, "protocol_cpu_s"); !ok || m != want.Seconds() {
+			if m, ok := metric(&res.Stats, sim.MetricProtocolCPU); !ok || m != want.Seconds() {
 				t.Fatalf("metric protocol_cpu_s %v (reported %v), want %v", m, ok, want.Seconds())
 			}
 			share := want / sim.Time(cfg.Nodes)
