@@ -212,7 +212,7 @@ func OpenStore(dir string, meta Meta, resume bool) (*Store, error) {
 	meta.Format = storeFormat
 	meta.Shard = meta.Shard.norm()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("result store %s: %w", dir, err)
+		return nil, fmt.Errorf("result store: %w", err)
 	}
 	unlock, err := lockDir(dir)
 	if errors.Is(err, errLocked) {
@@ -554,7 +554,7 @@ func checkEmpty(dir string) error {
 // that directory, which the next merge into dir removes.
 func writeDirAtomic(dir string, files map[string][]byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("result store %s: %w", dir, err)
+		return fmt.Errorf("result store: %w", err)
 	}
 	tmp, err := os.MkdirTemp(dir, mergeTmp+"*")
 	if err != nil {

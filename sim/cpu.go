@@ -17,7 +17,7 @@ type sysTask struct {
 
 // ChargeCPU occupies a core of node n for d (protocol work such as storing a
 // duplicate or packing a checkpoint), ahead of queued application work, then
-// calls fn. Nothing is called if n fails first.
+// calls fn unless it is nil. Nothing is called if n fails first.
 func (rt *Runtime) ChargeCPU(n NodeID, d Time, fn func()) {
 	if rt.links[n].state == nodeFailed {
 		return
@@ -115,7 +115,9 @@ func (rt *Runtime) onCoreDone(ev Event) {
 	}
 	if t.obj == None {
 		rt.nodes[t.node].busy--
-		t.fn()
+		if t.fn != nil {
+			t.fn()
+		}
 		rt.kick(t.node)
 		return
 	}

@@ -41,8 +41,9 @@ type Stats struct {
 const MaxMetrics = 8
 
 // MetricProtocolCPU is the metric of the core time a protocol's own work was
-// charged (ChargeCPU), in seconds, the same name for every protocol that
-// reports it, so that comparisons can set them side by side.
+// charged (ChargeCPU), in seconds, including charges a node's failure voided.
+// Protocols that report it use this name; what each charges for is its own
+// (mlog: its steps' costs; dps: network.cpu_load on its transfers).
 const MetricProtocolCPU = "protocol_cpu_s"
 
 // Metric is a named figure a protocol measured.

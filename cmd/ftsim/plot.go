@@ -109,7 +109,7 @@ func drawPlots(w io.Writer, res *experiment.Results, dir string, formats []strin
 		return nil, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("figures directory %s: %w", dir, err)
+		return nil, fmt.Errorf("figures directory: %w", err)
 	}
 	var files []string
 	for _, f := range figs {

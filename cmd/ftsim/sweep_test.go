@@ -205,7 +205,7 @@ func TestSweepErrors(t *testing.T) {
 		{[]string{"sweep", p, "--reps", "-1"}, "--reps"},
 		{[]string{"sweep", p, "--vary", "cluster.nodes=1,1"}, "given twice"},
 		{[]string{"sweep", p, "--vary", "cluster.nodes=1", "--vary", "cluster.nodes=2"}, "varied twice"},
-		{[]string{"sweep", p, "--out", filepath.Join(writeScenario(t, tiny), "x")}, "result store "},
+		{[]string{"sweep", p, "--out", filepath.Join(writeScenario(t, tiny), "x")}, "result store: mkdir "},
 		{[]string{"sweep", p, "--resume"}, "need --out"},
 		{[]string{"sweep", "no-such.toml"}, "no-such.toml"},
 		{[]string{"plot", notStore}, "meta.json"},

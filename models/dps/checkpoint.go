@@ -2,7 +2,8 @@ package dps
 
 // This file holds the threads' checkpoints: the timer of each thread (every
 // Period), the checkpoint itself, its installation at the backups, and the
-// duplicates a backup stores until a checkpoint makes them obsolete.
+// duplicates a backup stores until a checkpoint makes them obsolete (or hands
+// to its thread, OnControl, when the backup has become the active thread).
 
 import (
 	"cmp"

@@ -509,6 +509,8 @@ func (p *Protocol) statelessSet() map[sim.ObjID]bool {
 	return out
 }
 
+// cpuCost is the CPU time a transfer of size bytes costs at one end
+// (network.cpu_load of a core while it lasts at full bandwidth).
 func (p *Protocol) cpuCost(size int64) sim.Time {
 	c := p.RT.Config()
 	if c.CPULoad == 0 || size <= 0 {
@@ -522,7 +524,7 @@ func (p *Protocol) cpuCost(size int64) sim.Time {
 func (p *Protocol) charge(n sim.NodeID, size int64) {
 	if d := p.cpuCost(size); d > 0 {
 		p.C.CPU += d
-		p.RT.ChargeCPU(n, d, func() {})
+		p.RT.ChargeCPU(n, d, nil)
 	}
 }
 

@@ -2,7 +2,9 @@ package dps
 
 // This file is the message path of a thread: stamping and duplicating the
 // data objects it sends, accepting or dropping those it receives (silent
-// re-execution), and the copies of tasks the split keeps for its workers.
+// re-execution), the copies of tasks the split keeps for its workers, and
+// what follows a handler (OnHandled: the every and every_progress
+// checkpoints, the split's pending resends).
 
 import "ftsim/sim"
 

@@ -77,13 +77,14 @@ type CPUCosts struct {
 	// it sends (Ticket Request Send).
 	TicketRequest sim.Time
 	// Ticket (ticket_cpu) is the receiver's, per ticket it sends to a
-	// sender on another node (Ticket Send; a local-mode ticket is part of
-	// Local); with multi_failure, per message from another node whose
-	// sender it tells the TN.
+	// sender on another node, answers to duplicates included (Ticket Send;
+	// a local-mode ticket is part of Local); with multi_failure, per reply
+	// telling a sender on another node the TN, duplicates included.
 	Ticket sim.Time
-	// Local (local_cpu) is the cost of logging a tuple on the buddy (Local
-	// Message Protocol): the sender's, per local-mode message; with
-	// multi_failure also the receiver's, per message from another node.
+	// Local (local_cpu) is the local-mode protocol's (Local Message
+	// Protocol): the sender's, per local-mode message it sends (its ticket
+	// and the tuple it logs on the buddy); with multi_failure also the
+	// receiver's, per new message from another node (its TN and tuple).
 	Local sim.Time
 }
 
@@ -115,7 +116,7 @@ type Counters struct {
 	MigrationsUndone int64    // unfinished migrations undone after a crash of C or E: the object lives on C (or C's replacement)
 	OrderMismatches  int64    // TNs re-processed with another (sender, SN) than before the failure (TraceOrder)
 	Reprocessed      int64    // TNs processed again after a restart with the same (sender, SN) (TraceOrder)
-	CPU              sim.Time // core time charged for the protocol's steps (Config.CPU)
+	CPU              sim.Time // core time charged for the protocol's steps (Config.CPU), including charges a failure voided
 }
 
 // Protocol tags of the protocol's transfers (any value not used by the runtime).
@@ -908,12 +909,9 @@ func (p *Protocol) OnFinish() {
 func (p *Protocol) spend(n sim.NodeID, d sim.Time) {
 	if d > 0 {
 		p.Stats.CPU += d
-		p.RT.ChargeCPU(n, d, nothing)
+		p.RT.ChargeCPU(n, d, nil)
 	}
 }
-
-// nothing is what a charge of the protocol's CPU does when it ends.
-func nothing() {}
 
 // logFull asks the nodes of the receivers of s's log to checkpoint, so that
 // their acknowledgements garbage-collect it (the max_log trigger).
