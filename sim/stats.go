@@ -73,6 +73,16 @@ func (s *Stats) SetMetric(name string, v float64) {
 // Metrics returns the metrics set, in the order first set.
 func (s *Stats) Metrics() []Metric { return s.metrics[:s.nMetrics:s.nMetrics] }
 
+// Metric returns the value of metric name, and whether it was set.
+func (s *Stats) Metric(name string) (float64, bool) {
+	for _, m := range s.Metrics() {
+		if m.Name == name {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
 // Finisher is implemented by protocols that compute figures once the run is
 // over (SetMetric from a probe's records): OnFinish runs after the last
 // event, before the run's Result is taken.

@@ -21,4 +21,10 @@ func TestSetMetric(t *testing.T) {
 	if a != c {
 		t.Error("equal Stats compare unequal")
 	}
+	if v, ok := a.Metric("restart_s"); !ok || v != 3 {
+		t.Errorf("Metric(restart_s) = %v, %v; want the value set last, 3", v, ok)
+	}
+	if v, ok := a.Metric("protocol_cpu_s"); ok || v != 0 {
+		t.Errorf("Metric of a name never set = %v, %v", v, ok)
+	}
 }

@@ -8,13 +8,11 @@ import (
 
 func metric(t *testing.T, res sim.Result, name string) float64 {
 	t.Helper()
-	for _, m := range res.Stats.Metrics() {
-		if m.Name == name {
-			return m.Value
-		}
+	v, ok := res.Stats.Metric(name)
+	if !ok {
+		t.Fatalf("metric %s not reported (have %v)", name, res.Stats.Metrics())
 	}
-	t.Fatalf("metric %s not reported (have %v)", name, res.Stats.Metrics())
-	return 0
+	return v
 }
 
 // The memory metrics: without checkpoints nothing is ever pruned, so the

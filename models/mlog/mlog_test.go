@@ -532,7 +532,7 @@ func TestProtocolCPUCosts(t *testing.T) {
 				t.Fatalf("charged %v, want %v (app msgs %d, local %d, receiver tuples %d)",
 					p.Stats.CPU, want, res.Stats.AppMsgs, p.Stats.LocalMessages, p.Stats.ReceiverTuples)
 			}
-			if m, ok := metric(&res.Stats, sim.MetricProtocolCPU); !ok || m != want.Seconds() {
+			if m, ok := res.Stats.Metric(sim.MetricProtocolCPU); !ok || m != want.Seconds() {
 				t.Fatalf("metric protocol_cpu_s %v (reported %v), want %v", m, ok, want.Seconds())
 			}
 			share := want / sim.Time(cfg.Nodes)
@@ -542,14 +542,4 @@ func TestProtocolCPUCosts(t *testing.T) {
 			t.Logf("charged %v, makespan %v (baseline %v + %v)", want, res.Makespan, base.Makespan, res.Makespan-base.Makespan)
 		})
 	}
-}
-
-// metric returns the value of run metric name.
-func metric(st *sim.Stats, name string) (float64, bool) {
-	for _, m := range st.Metrics() {
-		if m.Name == name {
-			return m.Value, true
-		}
-	}
-	return 0, false
 }
