@@ -162,7 +162,7 @@ func clusterConfig(s *scenarios.Scenario, seed uint64) (sim.Config, error) {
 		MemBandwidth: float64(s.Storage.MemoryBandwidth), DiskBandwidth: float64(s.Storage.DiskBandwidth),
 		PFSBandwidth: float64(s.Storage.PFSBandwidth), PFSNodeBandwidth: float64(s.Storage.PFSNodeBandwidth),
 		PFSLatency: sim.Time(s.Storage.PFSLatency),
-		NodeMTBF:   sim.Time(s.Failures.NodeMTBF), WeibullShape: s.Failures.WeibullShape,
+		NodeMTBF:   sim.Time(s.Failures.NodeMTBF), WeibullShape: s.Failures.WeibullShape, InService: s.Failures.Start == "in_service",
 		Downtime:  sim.Time(s.Failures.Downtime),
 		GroupSize: s.Failures.GroupSize, GroupMTBF: sim.Time(s.Failures.GroupMTBF),
 		OracleDetection: s.Detection.Mode == "oracle", DetectDelay: sim.Time(s.Detection.Delay),

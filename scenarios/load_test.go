@@ -27,7 +27,7 @@ func TestDefault(t *testing.T) {
 		{"network", s.Network, Network{Latency: 2 * Microsecond, Bandwidth: 12.5e9, Topology: "flat",
 			HopLatency: 100 * Nanosecond, SwitchPorts: 32, Oversubscription: 1}},
 		{"storage", s.Storage, Storage{MemoryBandwidth: 10e9, DiskBandwidth: 500e6, PFSBandwidth: 100e9, PFSNodeBandwidth: 2e9, PFSLatency: Millisecond}},
-		{"failures", s.Failures, Failures{Distribution: "none", NodeMTBF: 5 * Year, WeibullShape: 0.7}},
+		{"failures", s.Failures, Failures{Distribution: "none", NodeMTBF: 5 * Year, WeibullShape: 0.7, Start: "new"}},
 		{"detection", s.Detection, Detection{Mode: "heartbeat", Period: Second, Timeout: 3 * Second, HeartbeatBytes: 64}},
 		{"workload.kind", s.Workload.Kind(), "life"},
 		{"protocol.kind", s.Protocol.Kind(), "none"},
@@ -52,7 +52,7 @@ func TestLoadFull(t *testing.T) {
 	want.Network = Network{Latency: 1500 * Nanosecond, Bandwidth: 12.5e9, CPULoad: 0.5, Topology: "fat_tree",
 		HopLatency: 150 * Nanosecond, TorusDims: "4x4x9", SwitchPorts: 16, Oversubscription: 2}
 	want.Storage = Storage{MemoryBandwidth: 20e9, DiskBandwidth: 1 << 30, PFSBandwidth: 1e12, PFSNodeBandwidth: 0, PFSLatency: 5 * Millisecond}
-	want.Failures = Failures{Distribution: "scripted", NodeMTBF: 10 * Year, WeibullShape: 0.5,
+	want.Failures = Failures{Distribution: "scripted", NodeMTBF: 10 * Year, WeibullShape: 0.5, Start: "in_service",
 		TraceFile: filepath.Join("testdata", "traces", "lanl.txt"),
 		Scripted:  []ScriptedFailure{{Node: 3, At: 10 * Second}, {Node: 5, ByProgress: true, Progress: 0.3}},
 		Downtime:  2 * Minute, GroupSize: 4}
@@ -238,6 +238,8 @@ func TestBadValues(t *testing.T) {
 			`x.toml:3: failures.node_mtbf: must be > 0 for the weibull distribution`},
 		{"weibull shape", "[failures]\nweibull_shape = 0\n", nil,
 			`x.toml:2: failures.weibull_shape: must be > 0 and finite, got 0`},
+		{"failures start", "[failures]\nstart = \"old\"\n", nil,
+			`x.toml:2: failures.start: must be one of new, in_service; got "old"`},
 		{"group mtbf negative", "[failures]\ngroup_size = 4\ngroup_mtbf = \"-1y\"\n", nil,
 			`x.toml:3: failures.group_mtbf: negative duration "-1y"`},
 		{"group without size", "[failures]\ngroup_mtbf = \"10y\"\n", nil,
@@ -465,7 +467,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("Load missing = %v", err)
 	}
 	_, err = Load("testdata/full.toml", []string{"workload.kind=life", "cluster.nodes=4", "cluster.spares=1"})
-	if err == nil || err.Error() != "testdata/full.toml:42: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
+	if err == nil || err.Error() != "testdata/full.toml:43: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
 		t.Errorf("Load = %v", err)
 	}
 	// An endless file used to be read whole: an out-of-memory crash.

@@ -139,6 +139,11 @@ type Failures struct {
 	Distribution string   `toml:"distribution"`
 	NodeMTBF     Duration `toml:"node_mtbf"`     // mean time between failures of one node, > 0 for exponential and weibull
 	WeibullShape float64  `toml:"weibull_shape"` // Weibull shape k > 0 (k < 1: decreasing hazard, as measured)
+	// Start is "new" (the application's nodes are new at time 0) or
+	// "in_service" (they have been in service for long: with Weibull
+	// lifetimes each one's first failure comes after the residual life of a
+	// stationary failure process). Spares are new either way.
+	Start string `toml:"start"`
 	// TraceFile is the failure trace read by LoadTrace. A relative path in
 	// a scenario file is resolved against the file's directory when the
 	// file is loaded; from an override it stays relative to the working
@@ -231,6 +236,7 @@ func Default() *Scenario {
 			Distribution: "none",
 			NodeMTBF:     5 * Year,
 			WeibullShape: 0.7,
+			Start:        "new",
 		},
 		Detection: Detection{
 			Mode:           "heartbeat",

@@ -44,6 +44,7 @@ var (
 	placements    = []string{"block", "round_robin"}
 	topologies    = []string{"flat", "torus", "fat_tree"}
 	distributions = []string{"none", "exponential", "weibull", "trace", "scripted"}
+	starts        = []string{"new", "in_service"}
 	modes         = []string{"heartbeat", "oracle"}
 )
 
@@ -173,6 +174,7 @@ func (v *validator) failures() {
 	v.oneOf("failures.distribution", f.Distribution, distributions)
 	v.duration("failures.node_mtbf", f.NodeMTBF)
 	v.positive("failures.weibull_shape", f.WeibullShape)
+	v.oneOf("failures.start", f.Start, starts)
 	v.delay("failures.downtime", f.Downtime)
 	switch f.Distribution {
 	case "exponential", "weibull":

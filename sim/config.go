@@ -64,8 +64,15 @@ type Config struct {
 	Failures     FailureDist
 	NodeMTBF     Time
 	WeibullShape float64
-	Planned      []ScriptedFailure // the trace or the script
-	Downtime     Time              // after a detection, recovery waits at least this long (reboot, reconfiguration)
+	// InService makes the application's nodes start as nodes in service
+	// rather than new: each one's first Weibull lifetime is the residual life
+	// of a stationary failure process, met at a random time. Spares, and
+	// the replacements they become, are new (their clock starts when they
+	// are taken). Exponential lifetimes have no age, so it changes nothing
+	// there.
+	InService bool
+	Planned   []ScriptedFailure // the trace or the script
+	Downtime  Time              // after a detection, recovery waits at least this long (reboot, reconfiguration)
 	// GroupSize and GroupMTBF add correlated failures: nodes are grouped in
 	// failure domains of GroupSize consecutive nodes (a chassis, a rack,
 	// a power domain), and each domain fails as a whole, taking every one

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Recovery is the record of one failure: when it struck, when it was detected
@@ -23,8 +25,10 @@ type Recovery struct {
 // startFailureClock draws node n's next failure from its own stream, and
 // starts its failure domain's clock if it is not running. The stream is named
 // by the node alone, so the trace a node sees depends on the seed and the
-// node, not on the protocol or on other nodes.
-func (rt *Runtime) startFailureClock(n NodeID) {
+// node, not on the protocol or on other nodes. A node inService is met at a
+// random point of its life: with Weibull lifetimes, what is left of it is the
+// stationary residual life, of density (1 − F(x))/MTBF.
+func (rt *Runtime) startFailureClock(n NodeID, inService bool) {
 	rt.startGroupClock(n)
 	var d float64
 	switch rt.cfg.Failures {
@@ -33,8 +37,17 @@ func (rt *Runtime) startFailureClock(n NodeID) {
 	case Weibull:
 		k := rt.cfg.WeibullShape
 		eta := float64(rt.cfg.NodeMTBF) / math.Gamma(1+1/k)
-		u := rt.failStream(n).Float64()
-		d = eta * math.Pow(-math.Log1p(-u), 1/k)
+		if inService {
+			// a random time falls in a lifetime with a chance proportional
+			// to its length, x·f(x)/MTBF, which for a Weibull is η·G^{1/k}
+			// with G ~ Gamma(1 + 1/k); what is left of it is a uniform share
+			s := rt.failStream(n)
+			life := eta * math.Pow(distuv.Gamma{Alpha: 1 + 1/k, Beta: 1, Src: s}.Rand(), 1/k)
+			d = s.Float64() * life
+		} else {
+			u := rt.failStream(n).Float64()
+			d = eta * math.Pow(-math.Log1p(-u), 1/k)
+		}
 	default:
 		return
 	}

@@ -194,18 +194,25 @@ func TestPerNodeFailureClocks(t *testing.T) {
 
 // The first failure of each of many fresh nodes follows the configured
 // distribution: its mean is the node MTBF for exponential and for Weibull
-// (whose scale is η = MTBF/Γ(1+1/k)), within 4 standard errors.
+// (whose scale is η = MTBF/Γ(1+1/k)), within 4 standard errors. Nodes in
+// service fail after the stationary residual life instead, of mean
+// E[X²]/2μ and second moment E[X³]/3μ for a lifetime X of mean μ: for a
+// Weibull, μ·Γ(1+2/k)/2Γ(1+1/k)² and μ²·Γ(1+3/k)/3Γ(1+1/k)³.
 func TestFailureDistributionMeans(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		dist  FailureDist
-		shape float64
-	}{{"exponential", Exponential, 0}, {"weibull k=0.7", Weibull, 0.7}, {"weibull k=2", Weibull, 2}} {
+		name      string
+		dist      FailureDist
+		shape     float64
+		inService bool
+	}{{"exponential", Exponential, 0, false}, {"weibull k=0.7", Weibull, 0.7, false}, {"weibull k=2", Weibull, 2, false},
+		{"exponential in service", Exponential, 0, true}, {"weibull k=0.5 in service", Weibull, 0.5, true},
+		{"weibull k=0.7 in service", Weibull, 0.7, true}, {"weibull k=2 in service", Weibull, 2, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			const n = 20000
 			cfg := testConfig(n)
 			cfg.Failures = tc.dist
 			cfg.WeibullShape = tc.shape
+			cfg.InService = tc.inService
 			cfg.NodeMTBF = 1000 * Hour
 			cfg.Limit = Never - 1
 			p := &recordProto{}
@@ -222,11 +229,20 @@ func TestFailureDistributionMeans(t *testing.T) {
 			}
 			mean := sum / n
 			sd := math.Sqrt(sq/n - mean*mean)
-			want := (1000 * Hour).Seconds()
+			mtbf := (1000 * Hour).Seconds()
+			want := mtbf
+			if tc.inService && tc.dist == Weibull {
+				k, g := tc.shape, math.Gamma(1+1/tc.shape)
+				want = mtbf * math.Gamma(1+2/k) / (2 * g * g)
+				wantSq := mtbf * mtbf * math.Gamma(1+3/k) / (3 * g * g * g)
+				if wantSD := math.Sqrt(wantSq - want*want); math.Abs(sd-wantSD)/wantSD > 0.05 {
+					t.Errorf("sd %.4g, want %.4g", sd, wantSD)
+				}
+			}
 			if math.Abs(mean-want) > 4*sd/math.Sqrt(n) {
 				t.Fatalf("mean %.4g s, want %.4g s ± %.3g", mean, want, 4*sd/math.Sqrt(n))
 			}
-			if tc.dist == Weibull {
+			if tc.dist == Weibull && !tc.inService {
 				// the variance pins the shape: Var = η²[Γ(1+2/k) − Γ(1+1/k)²]
 				k := tc.shape
 				eta := want / math.Gamma(1+1/k)

@@ -180,7 +180,7 @@ func (rt *Runtime) TakeSpare(ready func(NodeID)) (NodeID, bool) {
 	l := &rt.links[n]
 	l.state = nodeBooting
 	rt.nodes[n].booted = ready
-	rt.powerOn(n)
+	rt.powerOn(n, false)
 	rt.eng.After(rt.cfg.SpareBoot, rt.kSpare, int32(n), int64(l.inc))
 	return n, true
 }
@@ -208,13 +208,15 @@ func (rt *Runtime) onSpareReady(ev Event) {
 // activate brings a primary node into service at time 0.
 func (rt *Runtime) activate(n NodeID) {
 	rt.links[n].state = nodeActive
-	rt.powerOn(n)
+	rt.powerOn(n, rt.cfg.InService)
 }
 
-// powerOn starts node n's life: it heartbeats, and can fail, from now.
-func (rt *Runtime) powerOn(n NodeID) {
+// powerOn starts node n's life: it heartbeats, and can fail, from now. A
+// node inService has been in service before: its failure clock is met at a
+// random point of its life.
+func (rt *Runtime) powerOn(n NodeID, inService bool) {
 	rt.nodes[n].activeSince = rt.eng.now
-	rt.startFailureClock(n)
+	rt.startFailureClock(n, inService)
 	rt.startHeartbeats(n)
 }
 
