@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"ftsim/models/abft"
@@ -44,26 +45,57 @@ func (p *Point) detectionDelay() float64 {
 	return delay
 }
 
+// predictions collects a point's analytical figures in order.
+type predictions struct {
+	out []Prediction
+	T   float64 // the fault-free time without protocol
+	run runMTBF
+	// horizon is the duration of the protocol's makespan prediction (the first
+	// one given to headline), horizonOf its name
+	horizon   float64
+	horizonOf string
+}
+
+// add appends a figure, unless its value is not finite (the model does not
+// apply).
+func (ps *predictions) add(name string, v float64, unit, formula, inputs string, makespan bool) {
+	if !math.IsNaN(v) && !math.IsInf(v, 0) {
+		ps.out = append(ps.out, Prediction{name, v, unit, formula, inputs, makespan})
+	}
+}
+
+// solved appends makespan model f of the platform MTBF, evaluated at the MTBF
+// over the run it predicts (runMTBF.solve), and returns its value.
+func (ps *predictions) solved(name string, f func(mu float64) float64, formula, inputs string, makespan bool) float64 {
+	e, mu := ps.run.solve(ps.T, f)
+	if note := ps.run.note(mu); note != "" {
+		inputs = strings.TrimPrefix(inputs+", "+note, ", ")
+	}
+	ps.add(name, e, "s", formula, inputs, makespan)
+	return e
+}
+
+// headline records makespan prediction e as the protocol's, unless one was.
+func (ps *predictions) headline(e float64, name string) {
+	if ps.horizonOf == "" && !math.IsNaN(e) && !math.IsInf(e, 0) {
+		ps.horizon, ps.horizonOf = e, name
+	}
+}
+
 // Predictions returns the analytical figures that apply to the scenario.
 func (p *Point) Predictions() []Prediction {
 	s := p.Scenario
 	mu := PlatformMTBF(s).Seconds()
 	T := p.Baseline.Seconds()
-	var out []Prediction
-	add := func(name string, v float64, unit, formula, inputs string, makespan bool) {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			out = append(out, Prediction{name, v, unit, formula, inputs, makespan})
-		}
-	}
-	add("fault-free time T", T, "s", "simulated, no protocol", "", false)
+	ps := &predictions{T: T}
+	ps.add("fault-free time T", T, "s", "simulated, no protocol", "", false)
 	if s.Protocol.Kind() == "dps" {
 		// the overhead model needs no failure rate
-		out = append(out, p.dpsPredictions()...)
+		ps.out = append(ps.out, p.dpsPredictions()...)
 	}
 	if mu <= 0 {
-		return out
+		return ps.out
 	}
-	lambda := 1 / mu
 	terms, inputs := []string{"N/node MTBF"}, fmt.Sprintf("N=%d", s.Cluster.Nodes)
 	if f := s.Failures; f.GroupMTBF > 0 {
 		terms, inputs = append(terms, "G/group MTBF"), inputs+fmt.Sprintf(", G=%d groups of %d", appDomains(s), f.GroupSize)
@@ -77,8 +109,15 @@ func (p *Point) Predictions() []Prediction {
 	if len(terms) > 1 {
 		formula = "1/(" + strings.Join(terms, " + ") + ")"
 	}
-	add("platform MTBF μ", mu, "s", formula, inputs, false)
 	det := p.detectionDelay()
+	ps.run = p.runMTBF(mu, det)
+	if ps.run.weibull {
+		inputs += "; in the long run"
+	}
+	ps.add("platform MTBF μ", mu, "s", formula, inputs, false)
+	// with Weibull failures a row says what MTBF the models took: it goes
+	// here, once the protocol's makespan prediction is known
+	overRun := len(ps.out)
 	boot := s.Cluster.SpareBoot.Seconds()
 	if s.Cluster.Spares == 0 {
 		boot = 0
@@ -87,70 +126,111 @@ func (p *Point) Predictions() []Prediction {
 	// cpr that never checkpoints within the fault-free run restarts from
 	// scratch too.
 	scratch := s.Protocol.Kind() == "none" || s.Protocol.Kind() == "cpr" && p.FaultFreeStats.Checkpoints == 0
-	add("restart from scratch", cpr.ScratchMean(lambda, T, 0, restart), "s",
+	e := ps.solved("restart from scratch", func(mu float64) float64 { return cpr.ScratchMean(1/mu, T, 0, restart) },
 		"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), scratch)
+	if scratch {
+		ps.headline(e, "restart from scratch")
+	}
 	switch s.Protocol.Kind() {
 	case "mlog":
-		return append(out, p.mlogPredictions(mu, restart)...)
+		p.mlogPredictions(ps, restart)
 	case "abft":
 		if pr, ok := p.ffProto.(*abft.Protocol); ok && pr.Interval() > 0 {
 			c := pr.Interval().Seconds()
 			gamma := math.Max(0, c*(p.FaultFree.Seconds()/T-1)) // the backups' cost per interval, measured
-			add("T_pf (Kabir §3.4.1, worst case)", abft.TimeProtocolFT(T, gamma, c, mu, restart), "s",
-				"T_o(1 + γ/c)/(1 − (c + δ)/m)", fmt.Sprintf("c=%.4g s, γ=%.4g s, δ=%.4g s", c, gamma, restart), true)
+			name := "T_pf (Kabir §3.4.1, worst case)"
+			ps.headline(ps.solved(name, func(mu float64) float64 { return abft.TimeProtocolFT(T, gamma, c, mu, restart) },
+				"T_o(1 + γ/c)/(1 − (c + δ)/m)", fmt.Sprintf("c=%.4g s, γ=%.4g s, δ=%.4g s", c, gamma, restart), true), name)
 		}
-		return out
 	case "cpr":
-	default:
-		return out
+		p.cprPredictions(ps, restart)
 	}
+	if ps.run.weibull {
+		if ps.horizonOf == "" {
+			ps.horizon, ps.horizonOf = p.FaultFree.Seconds(), "the fault-free run"
+		}
+		ps.out = slices.Insert(ps.out, overRun, ps.run.row(ps.horizon, ps.horizonOf))
+	}
+	return ps.out
+}
+
+// cprPredictions are the checkpoint/restart models, with the checkpoint cost
+// measured on the fault-free run: the optimal intervals, and at the interval
+// in use the exact expectation of periodic checkpointing (with fatal domain
+// failures when failure domains hold a node and its buddy), the first-order
+// waste, Daly's wall time and t'_c; and MPI/FT's eq. 1.2. The optimal
+// intervals take the MTBF over the run the exact expectation predicts.
+func (p *Point) cprPredictions(ps *predictions, restart float64) {
+	s := p.Scenario
+	T := ps.T
 	st := p.FaultFreeStats
 	if st.Checkpoints == 0 {
-		return out
+		return
 	}
 	c := st.CheckpointTime.Seconds() / float64(st.Checkpoints)
-	add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
-	add("Young interval", cpr.Young(c, mu), "s", "√(2Cμ)", "", false)
-	add("Daly interval", cpr.DalyHigher(c, mu), "s", "√(2Cμ)[1+ξ/3+ξ²/9] − C", "", false)
 	R := restart + c // reading the checkpoint back costs about what writing it did
 	pr, isCPR := p.ffProto.(*cpr.Protocol)
 	if isCPR {
 		R = restart + pr.RestoreCost(c)
 	}
-	if isCPR && pr.Interval() > 0 {
-		tau := pr.Interval().Seconds()
-		add("interval in use τ", tau, "s", "", "", false)
-		// failure domains that hold a node with its buddy make their
-		// failures restart the run: the fraction ρ of failures that do
-		fatal := sharedDomains(s)
+	tau := 0.0
+	if isCPR {
+		tau = pr.Interval().Seconds()
+	}
+	periodic := func(mu float64) float64 { return cpr.PeriodicMean(1/mu, T, tau, c, 0, R) }
+	// failure domains that hold a node with its buddy make their failures
+	// restart the run: a fraction ρ = G·μ of the failures do
+	fatal := sharedDomains(s)
+	groups := 0.0
+	if fatal.domains > 0 {
+		groups = float64(fatal.domains) / s.Failures.GroupMTBF.Seconds()
+	}
+	periodicFatal := func(mu float64) float64 {
+		lambda := 1 / mu
+		return cpr.PeriodicMeanFatal(lambda, groups/lambda, T, tau, c, 0, R, restart)
+	}
+	mu := ps.run.longRun
+	if tau > 0 && ps.run.weibull {
 		if fatal.domains > 0 {
-			rho := float64(fatal.domains) / s.Failures.GroupMTBF.Seconds() / lambda
-			add("periodic checkpoint, domain failures fatal (exact)", cpr.PeriodicMeanFatal(lambda, rho, T, tau, c, 0, R, restart), "s",
-				"E_k = A + B·E_{k+1} + G·E_0 over segments", fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", rho, fatal.domains, c, R, restart), true)
+			_, mu = ps.run.solve(T, periodicFatal)
+		} else {
+			_, mu = ps.run.solve(T, periodic)
 		}
-		add("periodic checkpoint (exact)", cpr.PeriodicMean(lambda, T, tau, c, 0, R), "s",
-			"Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), fatal.domains == 0)
-		waste := cpr.FirstOrderWaste(c, tau+c, 0, R, mu)
-		add("first-order waste", T/(1-waste), "s", "T / (1 − WASTE)", fmt.Sprintf("WASTE=%.4g", waste), true)
-		add("Daly wall time", cpr.DalyWallTime(tau, c, mu, R, T), "s", "μe^{R/μ}(e^{(τ+C)/μ} − 1)T/τ", "", true)
-		add("t'_c (Chakravorty–Kalé, worst case)", mlog.CheckpointRuntime(T, c, tau, mu, R), "s",
+	}
+	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
+	ps.add("Young interval", cpr.Young(c, mu), "s", "√(2Cμ)", ps.run.note(mu), false)
+	ps.add("Daly interval", cpr.DalyHigher(c, mu), "s", "√(2Cμ)[1+ξ/3+ξ²/9] − C", ps.run.note(mu), false)
+	if tau > 0 {
+		ps.add("interval in use τ", tau, "s", "", "", false)
+		if fatal.domains > 0 {
+			name := "periodic checkpoint, domain failures fatal (exact)"
+			ps.headline(ps.solved(name, periodicFatal, "E_k = A + B·E_{k+1} + G·E_0 over segments",
+				fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", groups/(1/mu), fatal.domains, c, R, restart), true), name)
+		}
+		name := "periodic checkpoint (exact)"
+		ps.headline(ps.solved(name, periodic, "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), fatal.domains == 0), name)
+		waste := func(mu float64) float64 { return cpr.FirstOrderWaste(c, tau+c, 0, R, mu) }
+		ps.solved("first-order waste", func(mu float64) float64 { return T / (1 - waste(mu)) }, "T / (1 − WASTE)",
+			fmt.Sprintf("WASTE=%.4g", waste(mu)), true)
+		ps.solved("Daly wall time", func(mu float64) float64 { return cpr.DalyWallTime(tau, c, mu, R, T) }, "μe^{R/μ}(e^{(τ+C)/μ} − 1)T/τ", "", true)
+		ps.solved("t'_c (Chakravorty–Kalé, worst case)", func(mu float64) float64 { return mlog.CheckpointRuntime(T, c, tau, mu, R) },
 			"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("d=%.4g s, c=τ, k_c=%.4g s", c, R), false)
 	}
 	o := p.FaultFree.Seconds()/T - 1
-	add("MPI/FT eq. 1.2", cpr.MPIFTTime(T, o, lambda, R), "s", "T(1+O)(1+λT_rec)", fmt.Sprintf("O=%.4g, T_rec=%.4g s", o, R), true)
-	return out
+	ps.solved("MPI/FT eq. 1.2", func(mu float64) float64 { return cpr.MPIFTTime(T, o, 1/mu, R) }, "T(1+O)(1+λT_rec)",
+		fmt.Sprintf("O=%.4g, T_rec=%.4g s", o, R), true)
 }
 
 // mlogPredictions are Chakravorty & Kalé's worst-case runtime t'_ml of
 // message logging with fast (or basic: v = 1) restart, the t'_c of
 // checkpoint/restart at the same interval, and the slowdown α below which
-// message logging wins.
-func (p *Point) mlogPredictions(mu, restart float64) []Prediction {
+// message logging wins (at the MTBF over the run t'_ml predicts).
+func (p *Point) mlogPredictions(ps *predictions, restart float64) {
 	cfg, err := mlogConfig(p.Scenario)
 	if err != nil || cfg.Period <= 0 {
-		return nil
+		return
 	}
-	T, c := p.Baseline.Seconds(), cfg.Period.Seconds()
+	T, c := ps.T, cfg.Period.Seconds()
 	st := p.FaultFreeStats
 	d := 0.0
 	if st.Checkpoints > 0 {
@@ -161,20 +241,15 @@ func (p *Point) mlogPredictions(mu, restart float64) []Prediction {
 		v = float64(p.workload.NumObjects()) / float64(p.Scenario.Cluster.Nodes)
 	}
 	alpha := p.FaultFree.Seconds() / mlog.CheckpointFaultFree(T, d, c)
-	var out []Prediction
-	add := func(name string, x float64, unit, formula, inputs string, makespan bool) {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			out = append(out, Prediction{name, x, unit, formula, inputs, makespan})
-		}
-	}
-	add("α (measured slowdown)", alpha, "", "t_ml / (t0(1 + d/c)), fault-free", fmt.Sprintf("d=%.4g s, c=%.4g s", d, c), false)
-	add("t'_ml (Chakravorty–Kalé, worst case)", mlog.MessageLoggingRuntime(alpha, T, d, c, v, mu, restart), "s",
-		"αt0(1 + d/c)/(1 − (c/v + k_ml)/m)", fmt.Sprintf("v=%.4g, k_ml=%.4g s", v, restart), true)
-	add("t'_c at the same interval", mlog.CheckpointRuntime(T, d, c, mu, restart), "s",
+	ps.add("α (measured slowdown)", alpha, "", "t_ml / (t0(1 + d/c)), fault-free", fmt.Sprintf("d=%.4g s, c=%.4g s", d, c), false)
+	name := "t'_ml (Chakravorty–Kalé, worst case)"
+	ml := func(mu float64) float64 { return mlog.MessageLoggingRuntime(alpha, T, d, c, v, mu, restart) }
+	ps.headline(ps.solved(name, ml, "αt0(1 + d/c)/(1 − (c/v + k_ml)/m)", fmt.Sprintf("v=%.4g, k_ml=%.4g s", v, restart), true), name)
+	ps.solved("t'_c at the same interval", func(mu float64) float64 { return mlog.CheckpointRuntime(T, d, c, mu, restart) },
 		"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("k_c=%.4g s", restart), false)
-	add("α threshold (mlog wins below)", mlog.AlphaThreshold(c, v, mu, restart, restart), "",
-		"(m − c/v − k_ml)/(m − c − k_c)", "", false)
-	return out
+	_, mu := ps.run.solve(T, ml)
+	ps.add("α threshold (mlog wins below)", mlog.AlphaThreshold(c, v, mu, restart, restart), "",
+		"(m − c/v − k_ml)/(m − c − k_c)", ps.run.note(mu), false)
 }
 
 // dpsPredictions are Gerlach & Hersch's overhead model applied to the whole

@@ -1,9 +1,14 @@
 package experiment
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"ftsim/models/cpr"
 )
 
 // Each protocol's closed-form figures appear with the inputs measured on
@@ -110,6 +115,98 @@ func TestDetectionDelay(t *testing.T) {
 		p := &Point{Scenario: smallScenario(t, tc.sets...)}
 		if got := p.detectionDelay(); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%v: mean detection delay %v s, want %v s", tc.sets, got, tc.want)
+		}
+	}
+}
+
+// With Weibull failures every makespan model is evaluated at the platform
+// MTBF over the run it predicts, a row after the long-run MTBF says which
+// MTBF the protocol's prediction took, and the optimal intervals use it.
+func TestWeibullPredictionsTakeTheMTBFOverTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		shape    float64
+		sets     []string
+		headline string
+	}{
+		{0.5, []string{"protocol.kind=cpr", "protocol.period=0.3s"}, "periodic checkpoint (exact)"},
+		{2, []string{"protocol.kind=cpr", "protocol.period=0.3s"}, "periodic checkpoint (exact)"},
+		{0.7, []string{"protocol.kind=none"}, "restart from scratch"},
+		{0.7, []string{"protocol.kind=mlog", "protocol.period=0.3s", "failures.node_mtbf=60s"}, "t'_ml (Chakravorty–Kalé, worst case)"},
+		{0.7, []string{"protocol.kind=dps", "protocol.period=0.3s"}, "the fault-free run"},
+		{0.5, []string{"protocol.kind=cpr", "protocol.period=0.3s", "failures.start=in_service"}, "periodic checkpoint (exact)"},
+	} {
+		t.Run(fmt.Sprintf("%s/k=%g/%d", tc.sets[0], tc.shape, len(tc.sets)), func(t *testing.T) {
+			s := smallScenario(t, append(tc.sets, "failures.distribution=weibull", fmt.Sprintf("failures.weibull_shape=%g", tc.shape))...)
+			p, err := Prepare(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			preds := p.Predictions()
+			t.Logf("%d predictions in %v", len(preds), time.Since(start))
+			byName := map[string]Prediction{}
+			names := []string{}
+			for _, x := range preds {
+				byName[x.Name] = x
+				names = append(names, x.Name)
+			}
+			long, run := byName["platform MTBF μ"], byName["platform MTBF over the run μ_T"]
+			if i := slices.Index(names, "platform MTBF μ"); i < 0 || i+1 >= len(names) || names[i+1] != run.Name {
+				t.Fatalf("no MTBF over the run after the long-run MTBF: %q", names)
+			}
+			// new nodes fail more often than in the long run with a
+			// decreasing hazard, less often with an increasing one; nodes in
+			// service at the long run's rate, less the replacements' delay
+			if s.Failures.Start == "in_service" {
+				if !(run.Value > long.Value) {
+					t.Errorf("in service: MTBF over the run %g s, in the long run %g s", run.Value, long.Value)
+				}
+			} else if tc.shape < 1 && !(run.Value < long.Value) || tc.shape > 1 && !(run.Value > long.Value) {
+				t.Errorf("k=%g: MTBF over the run %g s, in the long run %g s", tc.shape, run.Value, long.Value)
+			}
+			rm := p.runMTBF(long.Value, p.detectionDelay())
+			horizon := p.FaultFree.Seconds()
+			if h, ok := byName[tc.headline]; ok {
+				horizon = h.Value
+				// the makespan is the model's at the MTBF over itself
+				if mu := rm.over(h.Value); math.Abs(mu-run.Value) > 1e-9*mu || !strings.Contains(h.Inputs, fmt.Sprintf("μ=%.4g s over the run", mu)) {
+					t.Errorf("%s: %g s with inputs %q, MTBF over it %g s, row %g s", h.Name, h.Value, h.Inputs, mu, run.Value)
+				}
+			}
+			renewal := cpr.WeibullRenewal
+			if s.Failures.Start == "in_service" {
+				renewal = cpr.WeibullRenewalStationary
+			}
+			eta := cpr.WeibullScaleForMean(tc.shape, s.Failures.NodeMTBF.Seconds())
+			if want := horizon / (4 * renewal(tc.shape, eta, p.detectionDelay(), horizon)); math.Abs(run.Value-want) > 1e-9*want {
+				t.Errorf("MTBF over %g s: %.10g s, want %.10g s", horizon, run.Value, want)
+			}
+			if !strings.Contains(run.Inputs, fmt.Sprintf("T_w=%.4g s (%s)", horizon, tc.headline)) {
+				t.Errorf("inputs %q, want the horizon %.4g s of %s", run.Inputs, horizon, tc.headline)
+			}
+			T := p.Baseline.Seconds()
+			if x, ok := byName["restart from scratch"]; ok {
+				if want := cpr.ScratchMean(1/rm.over(x.Value), T, 0, p.detectionDelay()+1); math.Abs(x.Value-want) > 1e-9*want {
+					t.Errorf("restart from scratch %.10g s, at the MTBF over it %.10g s", x.Value, want)
+				}
+			}
+			if d, ok := byName["Daly interval"]; ok {
+				c := byName["checkpoint cost C"].Value
+				if want := cpr.DalyHigher(c, run.Value); math.Abs(d.Value-want) > 1e-9*want {
+					t.Errorf("Daly interval %g s, at the MTBF over the run %g s", d.Value, want)
+				}
+			}
+		})
+	}
+}
+
+// failures.start reaches the simulator: nodes in service only when asked.
+func TestFailuresStartReachesTheSimulator(t *testing.T) {
+	for start, want := range map[string]bool{"new": false, "in_service": true} {
+		s := smallScenario(t, "failures.distribution=weibull", "failures.start="+start)
+		cfg, err := clusterConfig(s, 1)
+		if err != nil || cfg.InService != want || cfg.WeibullShape != 0.7 {
+			t.Errorf("start %s: InService %v, shape %g, %v", start, cfg.InService, cfg.WeibullShape, err)
 		}
 	}
 }
