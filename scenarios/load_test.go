@@ -238,6 +238,8 @@ func TestBadValues(t *testing.T) {
 			`x.toml:3: failures.node_mtbf: must be > 0 for the weibull distribution`},
 		{"weibull shape", "[failures]\nweibull_shape = 0\n", nil,
 			`x.toml:2: failures.weibull_shape: must be > 0 and finite, got 0`},
+		{"weibull shape tiny", "[failures]\nweibull_shape = 0.005\n", nil,
+			`x.toml:2: failures.weibull_shape: must be ≥ 0.01 (below, nearly every lifetime is 0 and the mean rests on a few of astronomical length), got 0.005`},
 		{"failures start", "[failures]\nstart = \"old\"\n", nil,
 			`x.toml:2: failures.start: must be one of new, in_service; got "old"`},
 		{"group mtbf negative", "[failures]\ngroup_size = 4\ngroup_mtbf = \"-1y\"\n", nil,

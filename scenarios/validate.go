@@ -174,6 +174,8 @@ func (v *validator) failures() {
 	v.oneOf("failures.distribution", f.Distribution, distributions)
 	v.duration("failures.node_mtbf", f.NodeMTBF)
 	v.positive("failures.weibull_shape", f.WeibullShape)
+	v.check(f.WeibullShape >= 0.01, "failures.weibull_shape",
+		"must be ≥ 0.01 (below, nearly every lifetime is 0 and the mean rests on a few of astronomical length), got %g", f.WeibullShape)
 	v.oneOf("failures.start", f.Start, starts)
 	v.delay("failures.downtime", f.Downtime)
 	switch f.Distribution {

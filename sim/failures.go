@@ -51,7 +51,7 @@ func (rt *Runtime) startFailureClock(n NodeID, inService bool) {
 	default:
 		return
 	}
-	if d >= float64(Never-rt.eng.now) {
+	if !(d < float64(Never-rt.eng.now)) { // (NaN too: a Weibull too extreme for float64)
 		return
 	}
 	rt.eng.Schedule(rt.eng.now+Time(d), rt.kFail, int32(n), int64(rt.links[n].inc))
@@ -95,7 +95,7 @@ func (rt *Runtime) startGroupClock(n NodeID) {
 		rt.groupRNG[g] = rt.eng.Stream("group-failure", uint64(g))
 	}
 	d := rt.groupRNG[g].ExpFloat64() * float64(rt.cfg.GroupMTBF)
-	if d >= float64(Never-rt.eng.now) {
+	if !(d < float64(Never-rt.eng.now)) { // (NaN too: a Weibull too extreme for float64)
 		return
 	}
 	rt.groupOn[g] = true
