@@ -65,14 +65,21 @@ func (ps *predictions) add(name string, v float64, unit, formula, inputs string,
 }
 
 // solved appends makespan model f of the platform MTBF, evaluated at the MTBF
-// over the run it predicts (runMTBF.solve), and returns its value.
-func (ps *predictions) solved(name string, f func(mu float64) float64, formula, inputs string, makespan bool) float64 {
-	e, mu := ps.run.solve(ps.T, f)
+// over the run it predicts (runMTBF.solve), and returns its value and that
+// MTBF.
+func (ps *predictions) solved(name string, f func(mu float64) float64, formula, inputs string, makespan bool) (e, mu float64) {
+	e, mu = ps.run.solve(ps.T, f)
+	ps.add(name, e, "s", formula, ps.noted(inputs, mu), makespan)
+	return e, mu
+}
+
+// noted returns a prediction's inputs with what they say of the MTBF mu it
+// used (runMTBF.note).
+func (ps *predictions) noted(inputs string, mu float64) string {
 	if note := ps.run.note(mu); note != "" {
-		inputs = strings.TrimPrefix(inputs+", "+note, ", ")
+		return strings.TrimPrefix(inputs+", "+note, ", ")
 	}
-	ps.add(name, e, "s", formula, inputs, makespan)
-	return e
+	return inputs
 }
 
 // headline records makespan prediction e as the protocol's, unless one was.
@@ -126,7 +133,7 @@ func (p *Point) Predictions() []Prediction {
 	// cpr that never checkpoints within the fault-free run restarts from
 	// scratch too.
 	scratch := s.Protocol.Kind() == "none" || s.Protocol.Kind() == "cpr" && p.FaultFreeStats.Checkpoints == 0
-	e := ps.solved("restart from scratch", func(mu float64) float64 { return cpr.ScratchMean(1/mu, T, 0, restart) },
+	e, _ := ps.solved("restart from scratch", func(mu float64) float64 { return cpr.ScratchMean(1/mu, T, 0, restart) },
 		"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), scratch)
 	if scratch {
 		ps.headline(e, "restart from scratch")
@@ -139,8 +146,9 @@ func (p *Point) Predictions() []Prediction {
 			c := pr.Interval().Seconds()
 			gamma := math.Max(0, c*(p.FaultFree.Seconds()/T-1)) // the backups' cost per interval, measured
 			name := "T_pf (Kabir §3.4.1, worst case)"
-			ps.headline(ps.solved(name, func(mu float64) float64 { return abft.TimeProtocolFT(T, gamma, c, mu, restart) },
-				"T_o(1 + γ/c)/(1 − (c + δ)/m)", fmt.Sprintf("c=%.4g s, γ=%.4g s, δ=%.4g s", c, gamma, restart), true), name)
+			e, _ := ps.solved(name, func(mu float64) float64 { return abft.TimeProtocolFT(T, gamma, c, mu, restart) },
+				"T_o(1 + γ/c)/(1 − (c + δ)/m)", fmt.Sprintf("c=%.4g s, γ=%.4g s, δ=%.4g s", c, gamma, restart), true)
+			ps.headline(e, name)
 		}
 	case "cpr":
 		p.cprPredictions(ps, restart)
@@ -204,14 +212,16 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 		ps.add("interval in use τ", tau, "s", "", "", false)
 		if fatal.domains > 0 {
 			name := "periodic checkpoint, domain failures fatal (exact)"
-			ps.headline(ps.solved(name, periodicFatal, "E_k = A + B·E_{k+1} + G·E_0 over segments",
-				fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", groups/(1/mu), fatal.domains, c, R, restart), true), name)
+			e, _ := ps.solved(name, periodicFatal, "E_k = A + B·E_{k+1} + G·E_0 over segments",
+				fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", groups/(1/mu), fatal.domains, c, R, restart), true)
+			ps.headline(e, name)
 		}
 		name := "periodic checkpoint (exact)"
-		ps.headline(ps.solved(name, periodic, "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), fatal.domains == 0), name)
+		e, _ := ps.solved(name, periodic, "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), fatal.domains == 0)
+		ps.headline(e, name)
 		waste := func(mu float64) float64 { return cpr.FirstOrderWaste(c, tau+c, 0, R, mu) }
-		ps.solved("first-order waste", func(mu float64) float64 { return T / (1 - waste(mu)) }, "T / (1 − WASTE)",
-			fmt.Sprintf("WASTE=%.4g", waste(mu)), true)
+		wasted, muW := ps.run.solve(T, func(mu float64) float64 { return T / (1 - waste(mu)) })
+		ps.add("first-order waste", wasted, "s", "T / (1 − WASTE)", ps.noted(fmt.Sprintf("WASTE=%.4g", waste(muW)), muW), true)
 		ps.solved("Daly wall time", func(mu float64) float64 { return cpr.DalyWallTime(tau, c, mu, R, T) }, "μe^{R/μ}(e^{(τ+C)/μ} − 1)T/τ", "", true)
 		ps.solved("t'_c (Chakravorty–Kalé, worst case)", func(mu float64) float64 { return mlog.CheckpointRuntime(T, c, tau, mu, R) },
 			"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("d=%.4g s, c=τ, k_c=%.4g s", c, R), false)
@@ -243,11 +253,11 @@ func (p *Point) mlogPredictions(ps *predictions, restart float64) {
 	alpha := p.FaultFree.Seconds() / mlog.CheckpointFaultFree(T, d, c)
 	ps.add("α (measured slowdown)", alpha, "", "t_ml / (t0(1 + d/c)), fault-free", fmt.Sprintf("d=%.4g s, c=%.4g s", d, c), false)
 	name := "t'_ml (Chakravorty–Kalé, worst case)"
-	ml := func(mu float64) float64 { return mlog.MessageLoggingRuntime(alpha, T, d, c, v, mu, restart) }
-	ps.headline(ps.solved(name, ml, "αt0(1 + d/c)/(1 − (c/v + k_ml)/m)", fmt.Sprintf("v=%.4g, k_ml=%.4g s", v, restart), true), name)
+	e, mu := ps.solved(name, func(mu float64) float64 { return mlog.MessageLoggingRuntime(alpha, T, d, c, v, mu, restart) },
+		"αt0(1 + d/c)/(1 − (c/v + k_ml)/m)", fmt.Sprintf("v=%.4g, k_ml=%.4g s", v, restart), true)
+	ps.headline(e, name)
 	ps.solved("t'_c at the same interval", func(mu float64) float64 { return mlog.CheckpointRuntime(T, d, c, mu, restart) },
 		"t0(1 + d/c)/(1 − (c + k_c)/m)", fmt.Sprintf("k_c=%.4g s", restart), false)
-	_, mu := ps.run.solve(T, ml)
 	ps.add("α threshold (mlog wins below)", mlog.AlphaThreshold(c, v, mu, restart, restart), "",
 		"(m − c/v − k_ml)/(m − c − k_c)", ps.run.note(mu), false)
 }

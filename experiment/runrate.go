@@ -85,20 +85,16 @@ func (r runMTBF) note(mu float64) string {
 // failures: the one over a run of h seconds, the duration of the protocol's
 // makespan prediction (what), or of its fault-free run.
 func (r runMTBF) row(h float64, what string) Prediction {
+	start := "new"
+	if r.inService {
+		start = "in service"
+	}
 	return Prediction{
 		Name:    "platform MTBF over the run μ_T",
 		Value:   r.over(h),
 		Unit:    "s",
 		Formula: "T_w / (N·M(T_w) + T_w·other rates)",
 		Inputs: fmt.Sprintf("M: expected failures of a node position (Weibull k=%.4g, η=%.4g s, %s at the start, replaced d=%.4g s later), T_w=%.4g s (%s)",
-			r.k, r.eta, r.start(), r.delay, h, what),
+			r.k, r.eta, start, r.delay, h, what),
 	}
-}
-
-// start says how a position's first node starts.
-func (r runMTBF) start() string {
-	if r.inService {
-		return "in service"
-	}
-	return "new"
 }
