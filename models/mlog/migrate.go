@@ -452,6 +452,13 @@ func (p *Protocol) destinationCrash(r *recovery, f sim.Failure, lost []*object) 
 	return true, ""
 }
 
+// groupSpare is a spare booting for crashed destination e's group, and what
+// to do if it fails while booting.
+type groupSpare struct {
+	e     sim.NodeID
+	again func()
+}
+
 // restoreGroup restores the objects of crashed destination e on a spare (or
 // the next surviving node) from their checkpoints, then lets the restart of r
 // go on.
