@@ -412,3 +412,22 @@ func TestRunFalseSuspicions(t *testing.T) {
 		}
 	}
 }
+
+// With Weibull failures the header names the shape and how the nodes start,
+// and says the platform MTBF is the long run's; the predictions say which
+// MTBF over the run they took.
+func TestRunWeibullHeader(t *testing.T) {
+	for start, want := range map[string]string{"new": "nodes new at the start", "in_service": "nodes in service at the start"} {
+		p := writeScenario(t, tiny+"[failures]\ndistribution = \"weibull\"\nnode_mtbf = \"1h\"\nweibull_shape = 0.6\nstart = \""+start+"\"\n")
+		out, _, err := execute("run", p, "--reps", "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []string{"failures weibull (node MTBF 1h, shape 0.6, " + want + ", platform MTBF 1800 s in the long run)",
+			"platform MTBF over the run μ_T"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("start %s: output lacks %q:\n%s", start, w, out)
+			}
+		}
+	}
+}

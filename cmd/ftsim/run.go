@@ -207,19 +207,20 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 	fmt.Fprintf(w, "scenario %s: %s\n", s.Name, s.Description)
 	fmt.Fprintf(w, "workload %s, protocol %s, %d nodes + %d spares, failures %s",
 		s.Workload.Kind(), s.Protocol.Kind(), s.Cluster.Nodes, s.Cluster.Spares, s.Failures.Distribution)
-	if s.Failures.Distribution == "exponential" || s.Failures.Distribution == "weibull" {
-		fmt.Fprintf(w, " (node MTBF %s", s.Failures.NodeMTBF)
-		if f := s.Failures; f.Distribution == "weibull" {
+	if f := s.Failures; f.Distribution == "exponential" || f.Distribution == "weibull" {
+		weibull := f.Distribution == "weibull"
+		fmt.Fprintf(w, " (node MTBF %s", f.NodeMTBF)
+		if weibull {
 			fmt.Fprintf(w, ", shape %g, nodes %s at the start", f.WeibullShape, strings.ReplaceAll(f.Start, "_", " "))
 		}
-		if f := s.Failures; f.GroupMTBF > 0 {
+		if f.GroupMTBF > 0 {
 			fmt.Fprintf(w, ", groups of %d nodes with MTBF %s", f.GroupSize, f.GroupMTBF)
 		}
 		if r := experiment.FalseSuspicionRate(s); r > 0 {
 			fmt.Fprintf(w, ", a live node fenced every %.4g s by a late heartbeat", 1/(r*float64(s.Cluster.Nodes)))
 		}
 		fmt.Fprintf(w, ", platform MTBF %.4g s", experiment.PlatformMTBF(s).Seconds())
-		if s.Failures.Distribution == "weibull" {
+		if weibull {
 			fmt.Fprint(w, " in the long run")
 		}
 		fmt.Fprint(w, ")")
