@@ -210,3 +210,27 @@ func TestFailuresStartReachesTheSimulator(t *testing.T) {
 		}
 	}
 }
+
+// A model that gives no positive makespan does not apply, and is left out:
+// with spares that boot for 100 s against a platform MTBF of 0.5 s the
+// first-order waste is far above 1.
+func TestNoNegativeMakespanPrediction(t *testing.T) {
+	for _, dist := range []string{"exponential", "weibull"} {
+		s := smallScenario(t, "protocol.kind=cpr", "protocol.period=0.3s", "cluster.spare_boot=100s", "failures.node_mtbf=2s",
+			"failures.distribution="+dist)
+		p, err := Prepare(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{}
+		for _, x := range p.Predictions() {
+			names = append(names, x.Name)
+			if x.Makespan && !(x.Value > 0) {
+				t.Errorf("%s: %s = %g s", dist, x.Name, x.Value)
+			}
+		}
+		if slices.Contains(names, "first-order waste") || !slices.Contains(names, "periodic checkpoint (exact)") {
+			t.Errorf("%s: predictions %q", dist, names)
+		}
+	}
+}

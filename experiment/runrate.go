@@ -63,10 +63,14 @@ func (r runMTBF) over(h float64) float64 {
 // solve returns the makespan that model f (a function of the platform MTBF)
 // predicts for fault-free time T, and the MTBF over that makespan: f at the
 // long-run MTBF with exponential failures, the solution of E = f(MTBF over E)
-// with Weibull ones.
+// with Weibull ones. A model that gives no positive makespan does not apply
+// (the first-order waste beyond 1): NaN.
 func (r runMTBF) solve(T float64, f func(mu float64) float64) (e, mu float64) {
 	if !r.weibull {
-		return f(r.longRun), r.longRun
+		if e = f(r.longRun); !(e > 0) {
+			e = math.NaN()
+		}
+		return e, r.longRun
 	}
 	e = cpr.SolveMakespan(T, func(rate float64) float64 { return f(1 / rate) }, func(h float64) float64 { return 1 / r.over(h) })
 	return e, r.over(e)
