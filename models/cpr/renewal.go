@@ -82,7 +82,10 @@ func weibullRenewal(k, eta, delay, t float64, stationary bool) float64 {
 	// fraction frac past grid point i − lag.
 	M := make([]float64, n+1)
 	S := make([]float64, n+1)
-	lag := int(math.Ceil(delay / h))
+	lag := n + 1 // a delay beyond the horizon: no replacement fails within it
+	if delay/h <= float64(n) {
+		lag = int(math.Ceil(delay / h))
+	}
 	frac := float64(lag) - delay/h // weight of M[i−lag+1]
 	if delay == 0 {
 		frac = 0

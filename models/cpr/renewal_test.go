@@ -99,6 +99,10 @@ func TestWeibullRenewalInvalid(t *testing.T) {
 	if got := WeibullRenewal(0.7, 1, 0, 0); got != 0 {
 		t.Errorf("M(0) = %g", got)
 	}
+	// a delay beyond the horizon (here 10²¹ grid steps): only the first node fails
+	if got, want := WeibullRenewal(0.7, 1, 1e9, 1e-9), -math.Expm1(-math.Pow(1e-9, 0.7)); !relClose(got, want, 1e-12) {
+		t.Errorf("M = %g with a delay beyond the horizon, want F(t) = %g", got, want)
+	}
 }
 
 func TestSolveMakespan(t *testing.T) {
