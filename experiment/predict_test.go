@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"ftsim/models/cpr"
 )
@@ -141,9 +140,7 @@ func TestWeibullPredictionsTakeTheMTBFOverTheRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
 			preds := p.Predictions()
-			t.Logf("%d predictions in %v", len(preds), time.Since(start))
 			byName := map[string]Prediction{}
 			names := []string{}
 			for _, x := range preds {
