@@ -157,7 +157,9 @@ func (p *Point) Predictions() []Prediction {
 		if ps.horizonOf == "" {
 			ps.horizon, ps.horizonOf = p.FaultFree.Seconds(), "the fault-free run"
 		}
-		ps.out = slices.Insert(ps.out, overRun, ps.run.row(ps.horizon, ps.horizonOf))
+		if row := ps.run.row(ps.horizon, ps.horizonOf); !math.IsNaN(row.Value) && !math.IsInf(row.Value, 0) {
+			ps.out = slices.Insert(ps.out, overRun, row)
+		}
 	}
 	return ps.out
 }

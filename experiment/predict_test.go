@@ -231,3 +231,22 @@ func TestNoNegativeMakespanPrediction(t *testing.T) {
 		}
 	}
 }
+
+// Every prediction is a finite number, even where a shape as extreme as 0.01
+// overflows the Weibull moments (the store cannot write NaN in JSON).
+func TestPredictionsFiniteForExtremeShapes(t *testing.T) {
+	for _, start := range []string{"new", "in_service"} {
+		for _, kind := range []string{"none", "cpr", "mlog"} {
+			s := smallScenario(t, "protocol.kind="+kind, "failures.distribution=weibull", "failures.weibull_shape=0.01", "failures.start="+start)
+			p, err := Prepare(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range p.Predictions() {
+				if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
+					t.Errorf("%s, %s: %s = %g", start, kind, x.Name, x.Value)
+				}
+			}
+		}
+	}
+}
