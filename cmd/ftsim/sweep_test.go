@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,7 +93,6 @@ func TestSweepCommand(t *testing.T) {
 		t.Fatalf("runs.csv:\n%s", strings.Join(rows, "\n"))
 	}
 	csv := readFile(t, filepath.Join(dir, "runs.csv"))
-
 	// a finished sweep is not overwritten, and resuming it runs nothing
 	if _, _, err := executeSweep(append([]string{"sweep", p, "--out", dir}, sweepArgs...)...); err == nil || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("rerun without --resume: %v", err)
@@ -473,5 +474,52 @@ func TestComparisonPredictionColumns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Beside the mean of the paired ratios a sweep prints the ratio of the mean
+// makespans, the estimate its unpaired interval is about; with failures the
+// two differ.
+func TestSweepPrintsRatioOfMeans(t *testing.T) {
+	text := strings.Replace(tiny, "generations = 5", "generations = 5\ncell_ops = 1e6", 1)
+	text = strings.Replace(text, "nodes = 2", "nodes = 2\nspares = 20\nspare_boot = \"10ms\"", 1)
+	p := writeScenario(t, text+`[failures]
+distribution = "exponential"
+node_mtbf = "1s"
+[detection]
+mode = "oracle"
+[[protocols]]
+kind = "none"
+[[protocols]]
+label = "cpr-pfs"
+kind = "cpr"
+tier = "pfs"
+period = "100ms"
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	out := mustRun(t, "sweep", p, "--out", dir, "--reps", "8")
+	mean := func(point string) float64 {
+		var sum float64
+		var n int
+		for _, row := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dir, "runs.csv"))), "\n")[1:] {
+			if f := strings.Split(row, ","); f[0] == point {
+				x, err := strconv.ParseFloat(f[8], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum, n = sum+x, n+1
+			}
+		}
+		return sum / float64(n)
+	}
+	want := mean("protocol=cpr-pfs") / mean("protocol=none")
+	m := regexp.MustCompile(`cpr-pfs/none +(\S+) .*ratio of means (\S+), unpaired CI`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no paired ratio line:\n%s", out)
+	}
+	paired, err1 := strconv.ParseFloat(m[1], 64)
+	got, err2 := strconv.ParseFloat(m[2], 64)
+	if err1 != nil || err2 != nil || math.Abs(got/want-1) > 1e-5 || paired == got {
+		t.Errorf("paired %s, ratio of means %s; runs.csv gives %g:\n%s", m[1], m[2], want, out)
 	}
 }
