@@ -59,7 +59,7 @@ type predictions struct {
 // add appends a figure, unless its value is not finite (the model does not
 // apply).
 func (ps *predictions) add(name string, v float64, unit, formula, inputs string, makespan bool) {
-	if !math.IsNaN(v) && !math.IsInf(v, 0) {
+	if finite(v) {
 		ps.out = append(ps.out, Prediction{name, v, unit, formula, inputs, makespan})
 	}
 }
@@ -82,9 +82,12 @@ func (ps *predictions) noted(inputs string, mu float64) string {
 	return inputs
 }
 
+// finite reports whether x is a number a prediction can show.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
 // headline records makespan prediction e as the protocol's, unless one was.
 func (ps *predictions) headline(e float64, name string) {
-	if ps.horizonOf == "" && !math.IsNaN(e) && !math.IsInf(e, 0) {
+	if ps.horizonOf == "" && finite(e) {
 		ps.horizon, ps.horizonOf = e, name
 	}
 }
@@ -157,7 +160,7 @@ func (p *Point) Predictions() []Prediction {
 		if ps.horizonOf == "" {
 			ps.horizon, ps.horizonOf = p.FaultFree.Seconds(), "the fault-free run"
 		}
-		if row := ps.run.row(ps.horizon, ps.horizonOf); !math.IsNaN(row.Value) && !math.IsInf(row.Value, 0) {
+		if row := ps.run.row(ps.horizon, ps.horizonOf); finite(row.Value) {
 			ps.out = slices.Insert(ps.out, overRun, row)
 		}
 	}
@@ -199,12 +202,16 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 		lambda := 1 / mu
 		return cpr.PeriodicMeanFatal(lambda, groups/lambda, T, tau, c, 0, R, restart)
 	}
+	// the exact models, solved first: the optimal intervals' rows come
+	// before them and take the MTBF over the protocol's run
 	mu := ps.run.longRun
-	if tau > 0 && ps.run.weibull {
+	var ePeriodic, muPeriodic, eFatal, muFatal float64
+	if tau > 0 {
+		ePeriodic, muPeriodic = ps.run.solve(T, periodic)
+		mu = muPeriodic
 		if fatal.domains > 0 {
-			_, mu = ps.run.solve(T, periodicFatal)
-		} else {
-			_, mu = ps.run.solve(T, periodic)
+			eFatal, muFatal = ps.run.solve(T, periodicFatal)
+			mu = muFatal
 		}
 	}
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
@@ -214,13 +221,14 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 		ps.add("interval in use τ", tau, "s", "", "", false)
 		if fatal.domains > 0 {
 			name := "periodic checkpoint, domain failures fatal (exact)"
-			e, _ := ps.solved(name, periodicFatal, "E_k = A + B·E_{k+1} + G·E_0 over segments",
-				fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", groups/(1/mu), fatal.domains, c, R, restart), true)
-			ps.headline(e, name)
+			ps.add(name, eFatal, "s", "E_k = A + B·E_{k+1} + G·E_0 over segments", ps.noted(
+				fmt.Sprintf("ρ=%.4g (%d domains), C=%.4g s, R=%.4g s, R0=%.4g s", groups/(1/muFatal), fatal.domains, c, R, restart), muFatal), true)
+			ps.headline(eFatal, name)
 		}
 		name := "periodic checkpoint (exact)"
-		e, _ := ps.solved(name, periodic, "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), fatal.domains == 0)
-		ps.headline(e, name)
+		ps.add(name, ePeriodic, "s", "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1)", ps.noted(fmt.Sprintf("W=τ, C=%.4g s, R=%.4g s", c, R), muPeriodic),
+			fatal.domains == 0)
+		ps.headline(ePeriodic, name)
 		waste := func(mu float64) float64 { return cpr.FirstOrderWaste(c, tau+c, 0, R, mu) }
 		wasted, muW := ps.run.solve(T, func(mu float64) float64 { return T / (1 - waste(mu)) })
 		ps.add("first-order waste", wasted, "s", "T / (1 − WASTE)", ps.noted(fmt.Sprintf("WASTE=%.4g", waste(muW)), muW), true)
@@ -288,7 +296,7 @@ func (p *Point) dpsPredictions() []Prediction {
 		Regime:                     dps.Overlapped,
 	}
 	o := m.DuplicationOverhead()
-	if math.IsNaN(o) || math.IsInf(o, 0) {
+	if !finite(o) {
 		return nil
 	}
 	inputs := fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)

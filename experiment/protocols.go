@@ -57,11 +57,16 @@ func hardwareFailureRate(s *scenarios.Scenario) float64 {
 	if f.Distribution != "exponential" && f.Distribution != "weibull" {
 		return 0
 	}
-	r := float64(s.Cluster.Nodes) / f.NodeMTBF.Seconds()
-	if f.GroupMTBF > 0 {
-		r += float64(appDomains(s)) / f.GroupMTBF.Seconds()
+	return float64(s.Cluster.Nodes)/f.NodeMTBF.Seconds() + groupFailureRate(s)
+}
+
+// groupFailureRate is the rate of the failures of the application's failure
+// domains per second (0 without failures.group_mtbf).
+func groupFailureRate(s *scenarios.Scenario) float64 {
+	if f := s.Failures; f.GroupMTBF > 0 {
+		return float64(appDomains(s)) / f.GroupMTBF.Seconds()
 	}
-	return r
+	return 0
 }
 
 // FalseSuspicionRate is how often the heartbeat monitor suspects a live

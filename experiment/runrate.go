@@ -40,10 +40,7 @@ func (p *Point) runMTBF(mu, detection float64) runMTBF {
 		r.nodes, r.k = float64(s.Cluster.Nodes), f.WeibullShape
 		r.eta = cpr.WeibullScaleForMean(r.k, f.NodeMTBF.Seconds())
 		r.delay = detection
-		r.constant = r.nodes * FalseSuspicionRate(s)
-		if f.GroupMTBF > 0 {
-			r.constant += float64(appDomains(s)) / f.GroupMTBF.Seconds()
-		}
+		r.constant = r.nodes*FalseSuspicionRate(s) + groupFailureRate(s)
 	}
 	return r
 }
@@ -66,13 +63,14 @@ func (r runMTBF) over(h float64) float64 {
 // with Weibull ones. A model that gives no positive makespan does not apply
 // (the first-order waste beyond 1): NaN.
 func (r runMTBF) solve(T float64, f func(mu float64) float64) (e, mu float64) {
-	if !r.weibull {
-		if e = f(r.longRun); !(e > 0) {
-			e = math.NaN()
-		}
-		return e, r.longRun
+	if r.weibull {
+		e = cpr.SolveMakespan(T, func(rate float64) float64 { return f(1 / rate) }, func(h float64) float64 { return 1 / r.over(h) })
+	} else {
+		e = f(r.longRun)
 	}
-	e = cpr.SolveMakespan(T, func(rate float64) float64 { return f(1 / rate) }, func(h float64) float64 { return 1 / r.over(h) })
+	if !(e > 0) {
+		e = math.NaN()
+	}
 	return e, r.over(e)
 }
 
