@@ -6,7 +6,7 @@ import (
 )
 
 // optionProtocols are the protocol options searchProtocols leaves at their
-// defaults: cpr's other intervals and tiers, deferred checkpoints and
+// defaults: cpr's other intervals (the hazard policy too) and tiers, deferred checkpoints and
 // process images, MPI/FT Model-Ia; dps checkpoints by progress and by time,
 // spread backups, re-created farm workers, a logged handling order; mlog's
 // fast restart without the multiple-failure extension, basic restart with
@@ -14,6 +14,7 @@ import (
 var optionProtocols = []searchProtocol{
 	{"cpr", []string{`protocol.interval="iterations"`, "protocol.every=3", `protocol.tier="disk"`}, []string{"life", "stencil", "synthetic"}},
 	{"cpr", []string{`protocol.interval="auto"`, `protocol.tier="memory"`, period}, nil},
+	{"cpr", []string{`protocol.interval="hazard"`, `protocol.tier="buddy"`}, nil},
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, `protocol.image="1MB"`, `protocol.max_live="1B"`, `protocol.max_wait="5us"`, period}, nil},
 	{"mpift-ia", nil, []string{"farm"}},
 	{"dps", []string{"protocol.every_progress=2"}, nil},

@@ -186,8 +186,8 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 	if isCPR {
 		R = restart + pr.RestoreCost(c)
 	}
-	tau := 0.0
-	if isCPR {
+	tau := 0.0 // the periodic models need one interval: not the hazard policy's, which varies
+	if isCPR && !pr.IntervalVaried() {
 		tau = pr.Interval().Seconds()
 	}
 	periodic := func(mu float64) float64 { return cpr.PeriodicMean(1/mu, T, tau, c, 0, R) }
@@ -203,8 +203,9 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 		return cpr.PeriodicMeanFatal(lambda, groups/lambda, T, tau, c, 0, R, restart)
 	}
 	// the exact models, solved first: the optimal intervals' rows come
-	// before them and take the MTBF over the protocol's run
-	mu := ps.run.longRun
+	// before them and take the MTBF over the protocol's run (without them,
+	// over the fault-free run, as the row of the MTBF over the run then says)
+	mu := ps.run.over(p.FaultFree.Seconds())
 	var ePeriodic, muPeriodic, eFatal, muFatal float64
 	if tau > 0 {
 		ePeriodic, muPeriodic = ps.run.solve(T, periodic)
@@ -217,6 +218,9 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
 	ps.add("Young interval", cpr.Young(c, mu), "s", "√(2Cμ)", ps.run.note(mu), false)
 	ps.add("Daly interval", cpr.DalyHigher(c, mu), "s", "√(2Cμ)[1+ξ/3+ξ²/9] − C", ps.run.note(mu), false)
+	if isCPR && tau == 0 && pr.IntervalVaried() {
+		ps.add("mean interval in use", p.FaultFree.Seconds()/float64(st.Checkpoints), "s", "fault-free time / checkpoints", "varies with the nodes' ages", false)
+	}
 	if tau > 0 {
 		ps.add("interval in use τ", tau, "s", "", "", false)
 		if fatal.domains > 0 {

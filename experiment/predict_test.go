@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -133,8 +134,9 @@ func TestWeibullPredictionsTakeTheMTBFOverTheRun(t *testing.T) {
 		{0.7, []string{"protocol.kind=mlog", "protocol.period=0.3s", "failures.node_mtbf=60s"}, "t'_ml (Chakravorty–Kalé, worst case)"},
 		{0.7, []string{"protocol.kind=dps", "protocol.period=0.3s"}, "the fault-free run"},
 		{0.5, []string{"protocol.kind=cpr", "protocol.period=0.3s", "failures.start=in_service"}, "periodic checkpoint (exact)"},
+		{0.5, []string{"protocol.kind=cpr", "protocol.interval=hazard"}, "the fault-free run"},
 	} {
-		t.Run(fmt.Sprintf("%s/k=%g/%d", tc.sets[0], tc.shape, len(tc.sets)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/k=%g/%s", tc.sets[0], tc.shape, tc.sets[len(tc.sets)-1]), func(t *testing.T) {
 			s := smallScenario(t, append(tc.sets, "failures.distribution=weibull", fmt.Sprintf("failures.weibull_shape=%g", tc.shape))...)
 			p, err := Prepare(s)
 			if err != nil {
@@ -247,6 +249,40 @@ func TestPredictionsFiniteForExtremeShapes(t *testing.T) {
 					t.Errorf("%s, %s: %s = %g", start, kind, x.Name, x.Value)
 				}
 			}
+		}
+	}
+}
+
+// The hazard policy is Young's interval when the failure rate is constant:
+// with exponential failures its runs and predictions are Young's. With
+// Weibull failures its interval varies, the periodic models are left out,
+// and a row gives the mean interval of the fault-free run.
+func TestHazardPolicyPredictions(t *testing.T) {
+	prepare := func(sets ...string) *Point {
+		t.Helper()
+		p, err := Prepare(smallScenario(t, append([]string{"protocol.kind=cpr"}, sets...)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	young, hazard := prepare("protocol.interval=young"), prepare("protocol.interval=hazard")
+	if y, h := young.Predictions(), hazard.Predictions(); !reflect.DeepEqual(y, h) || len(y) < 8 {
+		t.Errorf("exponential failures: hazard's predictions\n%+v\nYoung's\n%+v", h, y)
+	}
+	p := prepare("protocol.interval=hazard", "failures.distribution=weibull", "failures.weibull_shape=0.5")
+	byName := map[string]Prediction{}
+	for _, x := range p.Predictions() {
+		byName[x.Name] = x
+	}
+	mean, ok := byName["mean interval in use"]
+	want := p.FaultFree.Seconds() / float64(p.FaultFreeStats.Checkpoints)
+	if !ok || math.Abs(mean.Value-want) > 1e-9*want {
+		t.Errorf("mean interval %+v, want %g s", mean, want)
+	}
+	for _, name := range []string{"interval in use τ", "periodic checkpoint (exact)", "first-order waste", "Daly wall time"} {
+		if _, ok := byName[name]; ok {
+			t.Errorf("%s printed for an interval that varies", name)
 		}
 	}
 }

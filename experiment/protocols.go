@@ -13,7 +13,7 @@ import (
 
 // cprParams are the [protocol] keys of kind "cpr".
 type cprParams struct {
-	Interval string             `toml:"interval"`     // fixed, iterations, young, daly, auto
+	Interval string             `toml:"interval"`     // fixed, iterations, young, daly, auto, hazard
 	Period   scenarios.Duration `toml:"period"`       // fixed; first interval of auto
 	Every    int64              `toml:"every"`        // iterations between checkpoints
 	Tier     string             `toml:"tier"`         // single level: pfs, disk, memory, buddy
@@ -58,6 +58,24 @@ func hardwareFailureRate(s *scenarios.Scenario) float64 {
 		return 0
 	}
 	return float64(s.Cluster.Nodes)/f.NodeMTBF.Seconds() + groupFailureRate(s)
+}
+
+// failureLaw is the law of the application's failures for the hazard
+// policy: a node's lifetime (exponential: Weibull of shape 1), and on top of
+// the nodes' own failures those of their failure domains and the fencing of
+// live nodes, at constant rates (zero without exponential or Weibull
+// failures).
+func failureLaw(s *scenarios.Scenario) cpr.FailureLaw {
+	f := s.Failures
+	shape := 1.0
+	switch f.Distribution {
+	case "exponential":
+	case "weibull":
+		shape = f.WeibullShape
+	default:
+		return cpr.FailureLaw{}
+	}
+	return cpr.FailureLaw{Shape: shape, NodeMTBF: f.NodeMTBF.Seconds(), Extra: groupFailureRate(s) + float64(s.Cluster.Nodes)*FalseSuspicionRate(s)}
 }
 
 // groupFailureRate is the rate of the failures of the application's failure
@@ -157,7 +175,8 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 			return cpr.Config{}, sec.Errorf(key, "concerns the copies of the buddy tier, and no level is buddy")
 		}
 	}
-	if (cfg.Policy == cpr.PolicyYoung || cfg.Policy == cpr.PolicyDaly || cfg.Policy == cpr.PolicyAuto) && cfg.PlatformMTBF == 0 {
+	cfg.Law = failureLaw(s)
+	if (cfg.Policy == cpr.PolicyYoung || cfg.Policy == cpr.PolicyDaly || cfg.Policy == cpr.PolicyAuto || cfg.Policy == cpr.PolicyHazard) && cfg.PlatformMTBF == 0 {
 		// no failure rate to optimise for (no failures, a trace or a script):
 		// fall back to the fixed period
 		cfg.Policy = cpr.PolicyFixed

@@ -72,6 +72,16 @@ func (rt *Runtime) Alive(n NodeID) bool { return rt.links[n].state != nodeFailed
 // protocol can tell whether a copy it stored on n is still there.
 func (rt *Runtime) Incarnation(n NodeID) uint32 { return rt.links[n].inc }
 
+// NodeLife tells when node n's current life began (it powered on at time 0
+// as one of the application's nodes, or when it was taken as a spare) and
+// whether it was already in service then: an application node that has not
+// failed since, in a run whose nodes start in service (Config.InService), is
+// met at an unknown point of its life. A protocol that knows the failure law
+// derives the node's failure rate from them.
+func (rt *Runtime) NodeLife(n NodeID) (since Time, inService bool) {
+	return rt.nodes[n].activeSince, rt.cfg.InService && int(n) < rt.cfg.Nodes && rt.links[n].inc == 0
+}
+
 // NumNodes is the number of physical nodes, spares included.
 func (rt *Runtime) NumNodes() int { return len(rt.nodes) }
 

@@ -21,6 +21,7 @@ func TestConfigErrors(t *testing.T) {
 		{"auto without period", func(c *Config) { c.Policy, c.Period = PolicyAuto, -1 }, "protocol.period: "},
 		{"iterations without every", func(c *Config) { c.Policy = PolicyIterations }, `protocol.every: checkpoint interval "iterations" needs every ≥ 1`},
 		{"daly without failures", func(c *Config) { c.Policy = PolicyDaly }, `protocol.interval: checkpoint interval "daly" needs failures with a finite MTBF`},
+		{"hazard without failures", func(c *Config) { c.Policy = PolicyHazard }, `protocol.interval: checkpoint interval "hazard" needs exponential or Weibull failures`},
 		{"unknown interval", func(c *Config) { c.Policy = "hourly" }, `protocol.interval: unknown checkpoint interval "hourly"`},
 		{"negative image", func(c *Config) { c.Image = -1 }, "protocol.image: "},
 		{"level every 0", func(c *Config) { c.Levels = []Level{{Tier: Disk, Every: 1}, {Tier: PFS, Every: 0}} }, "protocol.levels: level 2 (pfs): every must be at least 1"},

@@ -54,6 +54,7 @@ const (
 	PolicyYoung      = "young"      // √(2Cμ)
 	PolicyDaly       = "daly"       // Daly's higher-order optimum
 	PolicyAuto       = "auto"       // measure the first checkpoint's cost C, then Daly
+	PolicyHazard     = "hazard"     // at each checkpoint, the first-order optimum for the nodes' failure rates (hazard.go)
 )
 
 // Config configures the protocol.
@@ -73,6 +74,8 @@ type Config struct {
 	// PlatformMTBF (μ) and Restart (R) feed Young and Daly.
 	PlatformMTBF sim.Time
 	Restart      sim.Time
+	// Law feeds the hazard policy.
+	Law FailureLaw
 	// BuddyOffset places each node's buddy copy on the slot BuddyOffset
 	// places further in rank order (sim.Runtime.SlotPartner; 0 means 1,
 	// the next one). A multiple of the failure-domain size puts it in
@@ -138,6 +141,9 @@ type Protocol struct {
 	retryAt   sim.Time // MaxLive: when a deferred checkpoint is looked at again
 	busy      bool     // a checkpoint or a recovery is in progress
 	measuredC sim.Time
+	cost      sim.Time // Hazard: the estimated checkpoint cost C
+	quad      hazardQuadrature
+	varied    bool // Hazard: an interval differed from the first
 
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
 	// when no checkpoint survived); RestoreTime, per restore from a
@@ -203,8 +209,12 @@ func New(cfg Config) (*Protocol, error) {
 		if cfg.PlatformMTBF <= 0 {
 			return nil, fmt.Errorf("protocol.interval: checkpoint interval %q needs failures with a finite MTBF", cfg.Policy)
 		}
+	case PolicyHazard:
+		if !(cfg.Law.NodeMTBF > 0 && cfg.Law.Shape > 0 && cfg.Law.Extra >= 0) {
+			return nil, fmt.Errorf("protocol.interval: checkpoint interval %q needs exponential or Weibull failures", cfg.Policy)
+		}
 	default:
-		return nil, fmt.Errorf("protocol.interval: unknown checkpoint interval %q (fixed, iterations, young, daly, auto)", cfg.Policy)
+		return nil, fmt.Errorf("protocol.interval: unknown checkpoint interval %q (fixed, iterations, young, daly, auto, hazard)", cfg.Policy)
 	}
 	if cfg.BuddyOffset < 0 {
 		return nil, fmt.Errorf("protocol.buddy_offset: must be ≥ 1, got %d", cfg.BuddyOffset)
@@ -237,18 +247,29 @@ func (p *Protocol) Start() {
 		p.interval = p.cfg.Period
 	case PolicyYoung, PolicyDaly:
 		p.interval = p.optimal(p.EstimateCost())
+	case PolicyHazard:
+		p.cost = p.EstimateCost() // the interval is set when armed
 	}
 	p.arm()
 }
 
+// IntervalVaried reports whether the hazard policy set an interval other
+// than its first one: the periodic models then do not apply.
+func (p *Protocol) IntervalVaried() bool { return p.varied }
+
 // optimal is Young's or Daly's interval for a checkpoint cost c.
 func (p *Protocol) optimal(c sim.Time) sim.Time {
-	mu := p.cfg.PlatformMTBF.Seconds()
+	return p.optimalAt(c, p.cfg.PlatformMTBF.Seconds())
+}
+
+// optimalAt is Young's interval for a checkpoint cost c and an MTBF of mu
+// seconds (Daly's under the Daly policy).
+func (p *Protocol) optimalAt(c sim.Time, mu float64) sim.Time {
 	var tau float64
-	if p.cfg.Policy == PolicyYoung {
-		tau = Young(c.Seconds(), mu)
-	} else {
+	if p.cfg.Policy == PolicyDaly {
 		tau = DalyHigher(c.Seconds(), mu)
+	} else {
+		tau = Young(c.Seconds(), mu)
 	}
 	if math.IsNaN(tau) || tau <= 0 {
 		tau = mu
@@ -312,6 +333,13 @@ func (p *Protocol) arm() {
 		p.boundary = max((low/p.cfg.Every+1)*p.cfg.Every, p.passed+p.cfg.Every)
 		p.held, p.rewatch = 0, false
 		return
+	}
+	if p.cfg.Policy == PolicyHazard {
+		// from the nodes' ages now: a failure may also have put a new
+		// node in a slot
+		next := p.hazardInterval(p.cost)
+		p.varied = p.varied || (p.interval != 0 && next != p.interval)
+		p.interval = next
 	}
 	gen := p.gen
 	rt.At(rt.Now()+p.interval, func() {
