@@ -6,7 +6,7 @@ import (
 )
 
 // optionProtocols are the protocol options searchProtocols leaves at their
-// defaults: cpr's other intervals (the hazard policy too) and tiers, deferred checkpoints and
+// defaults: cpr's other intervals and tiers, deferred checkpoints and
 // process images, MPI/FT Model-Ia; dps checkpoints by progress and by time,
 // spread backups, re-created farm workers, a logged handling order; mlog's
 // fast restart without the multiple-failure extension, basic restart with
