@@ -1,0 +1,225 @@
+package cpr
+
+// This file holds the recovery: after a detected failure every object rolls
+// back to the newest checkpoint whose pieces all survive, on the spares or
+// on the survivors, and the buddy tier is rebuilt.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+
+	"ftsim/sim"
+)
+
+// OnFailure aborts any checkpoint or recovery in progress, stops the
+// application, and recovers once the replacements have booted.
+func (p *Protocol) OnFailure(f sim.Failure) {
+	rt := p.RT
+	p.gen++
+	p.busy, p.due = true, false
+	rt.PauseApp()
+	rt.NewEpoch()
+	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)
+	if p.nodes.Failed(f) {
+		if len(rt.Slots()) == 0 {
+			st := rt.Stats()
+			st.Unrecoverable++
+			st.UnrecoverableNote = "every node failed and no spare is left"
+			return
+		}
+		rt.Place() // restart on fewer nodes: objects are spread over the survivors
+	}
+	p.maybeRecover()
+}
+
+func (p *Protocol) maybeRecover() {
+	rt := p.RT
+	if p.nodes.Pending() || len(rt.Slots()) == 0 {
+		return
+	}
+	gen := p.gen
+	rt.At(p.notBef, func() {
+		if gen == p.gen && !p.nodes.Pending() {
+			p.recover(gen)
+		}
+	})
+}
+
+// recover rolls every object back to the newest surviving checkpoint.
+func (p *Protocol) recover(gen int) {
+	rt := p.RT
+	var cp *checkpoint
+	tier := Tier(-1)
+	for i := len(p.cps) - 1; i >= 0 && cp == nil; i-- {
+		for _, l := range p.cfg.Levels { // levels are listed cheapest first
+			if p.survives(p.cps[i], l.Tier) {
+				cp, tier = p.cps[i], l.Tier
+				break
+			}
+		}
+	}
+	if cp == nil {
+		// nothing survives: start again from the initial state
+		p.RestoredFrom = append(p.RestoredFrom, "scratch")
+		p.passed = 0
+		rt.RestartAll()
+		p.resume()
+		return
+	}
+	p.RestoredFrom = append(p.RestoredFrom, tier.String())
+	p.passed = cp.boundary
+	began := rt.Now()
+	// every object is read onto its (possibly new) node from where its
+	// piece lives, as many bytes as were written
+	type route struct {
+		from, to sim.NodeID
+	}
+	reads := map[route]int64{}
+	for i := range cp.states {
+		to := rt.NodeOf(sim.ObjID(i))
+		loc, _ := p.source(cp, tier, cp.owner[i], to)
+		reads[route{loc.holder, to}] += cp.size[i]
+	}
+	routes := make([]route, 0, len(reads))
+	for r := range reads {
+		routes = append(routes, r)
+	}
+	sort.Slice(routes, func(i, j int) bool {
+		if routes[i].to != routes[j].to {
+			return routes[i].to < routes[j].to
+		}
+		return routes[i].from < routes[j].from
+	})
+	restore := func() {
+		for _, n := range rt.Slots() {
+			rt.Span(n, began, rt.Now(), "recovery")
+		}
+		p.RestoreTime = append(p.RestoreTime, rt.Now()-began)
+		for i := range cp.states {
+			id := sim.ObjID(i)
+			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i], cp.started[i]); err != nil {
+				rt.Abort(fmt.Sprintf("restore: %v", err))
+				return
+			}
+		}
+		p.resume()
+	}
+	pending := 1
+	done := func(bool) {
+		pending--
+		if pending > 0 || gen != p.gen {
+			return
+		}
+		if tier == Buddy && !p.cfg.NoRebuild {
+			p.rebuild(cp, gen, restore)
+			return
+		}
+		restore()
+	}
+	for _, r := range routes {
+		pending++
+		switch {
+		case tier == PFS:
+			rt.StorageRead(r.to, sim.PFS, reads[r], done)
+		case r.from == r.to:
+			t := sim.Disk
+			if tier != Disk {
+				t = sim.Memory
+			}
+			rt.StorageRead(r.to, t, reads[r], done)
+		default:
+			rt.Transfer(r.from, r.to, reads[r], sim.TagTransfer, done)
+		}
+	}
+	done(true)
+}
+
+// rebuild gives every piece of the current placement its two buddy-tier
+// copies of checkpoint cp again, just restored from that tier, and calls
+// then when they are written: failures left some pieces with one copy (the
+// failed node's, on its buddy; its partner's, at home) and, without spares,
+// regrouped the objects into new pieces. A piece that kept copies keeps
+// them; the node that holds it now writes any missing copy to its memory and
+// sends one to its buddy if no other node has one. SCR rebuilds its cached
+// datasets so in SCR_Init, before the application reads them back; without
+// it a second failure before the next checkpoint (of the failed node's
+// buddy, or of the node whose buddy failed) would lose a piece that the
+// first left with a single copy.
+func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
+	rt := p.RT
+	re := &checkpoint{n: cp.n, boundary: cp.boundary, states: cp.states, inbox: cp.inbox, started: cp.started, size: cp.size,
+		owner: make([]sim.NodeID, len(cp.owner)), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+	was := map[sim.NodeID][]int{} // the objects of each piece of cp, by the node that wrote it
+	now := map[sim.NodeID][]int{} // and of each piece of the current placement
+	for i, o := range cp.owner {
+		n := rt.NodeOf(sim.ObjID(i))
+		re.owner[i] = n
+		re.bytes[n] += cp.size[i]
+		was[o] = append(was[o], i)
+		now[n] = append(now[n], i)
+	}
+	locs := map[sim.NodeID][]copyLoc{}
+	re.copies[Buddy] = locs
+	pending := 1
+	finish := func(bool) {
+		pending--
+		if pending > 0 || gen != p.gen {
+			return // a failure during the rebuild: its recovery starts again
+		}
+		p.replaceBuddyTier(cp, re)
+		then()
+	}
+	for _, n := range slices.Sorted(maps.Keys(now)) {
+		objs := now[n]
+		var have []copyLoc
+		if old := cp.owner[objs[0]]; slices.Equal(was[old], objs) {
+			for _, loc := range cp.copies[Buddy][old] {
+				if p.valid(loc) {
+					have = append(have, loc)
+				}
+			}
+		}
+		b := re.bytes[n]
+		if !slices.ContainsFunc(have, func(l copyLoc) bool { return l.holder == n }) {
+			have = append(have, copyLoc{holder: n, inc: rt.Incarnation(n)})
+			pending++
+			p.RebuiltBytes += b
+			rt.StorageWrite(n, sim.Memory, b, finish)
+		}
+		if to := p.buddy(n); to != n && !slices.ContainsFunc(have, func(l copyLoc) bool { return l.holder != n }) {
+			have = append(have, copyLoc{holder: to, inc: rt.Incarnation(to)})
+			pending++
+			p.RebuiltBytes += b
+			rt.Transfer(n, to, b, sim.TagTransfer, finish)
+		}
+		locs[n] = have
+	}
+	finish(true)
+}
+
+// replaceBuddyTier makes re, a rebuild of checkpoint cp, the holder of
+// cp's buddy tier; cp stays for its other tiers, if any.
+func (p *Protocol) replaceBuddyTier(cp, re *checkpoint) {
+	p.accountTier(cp, Buddy, -1)
+	delete(cp.copies, Buddy)
+	p.account(re, +1)
+	i := slices.Index(p.cps, cp)
+	if len(cp.copies) == 0 {
+		p.cps[i] = re
+		return
+	}
+	p.cps = slices.Insert(p.cps, i+1, re)
+}
+
+// RestoreCost is the time a restore after one failure takes, about, when
+// a checkpoint costs c: reading it back costs what writing it did, and a
+// rebuild of the buddy tier, when the first level is buddy on every
+// checkpoint, costs that again (a piece over the network).
+func (p *Protocol) RestoreCost(c float64) float64 {
+	if l := p.cfg.Levels[0]; l.Tier == Buddy && l.Every == 1 && !p.cfg.NoRebuild {
+		return 2 * c
+	}
+	return c
+}
