@@ -207,19 +207,29 @@ func (p *Point) cprPredictions(ps *predictions, restart float64) {
 	// over the fault-free run, as the row of the MTBF over the run then says)
 	mu := ps.run.over(p.FaultFree.Seconds())
 	var ePeriodic, muPeriodic, eFatal, muFatal float64
-	if tau > 0 {
+	varied := isCPR && pr.IntervalVaried()
+	eHazard := math.NaN()
+	switch {
+	case tau > 0:
 		ePeriodic, muPeriodic = ps.run.solve(T, periodic)
 		mu = muPeriodic
 		if fatal.domains > 0 {
 			eFatal, muFatal = ps.run.solve(T, periodicFatal)
 			mu = muFatal
 		}
+	case varied:
+		if eHazard = cpr.HazardMakespan(T, c, R, ps.run.failures); finite(eHazard) {
+			mu = ps.run.over(eHazard)
+		}
 	}
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
 	ps.add("Young interval", cpr.Young(c, mu), "s", "√(2Cμ)", ps.run.note(mu), false)
 	ps.add("Daly interval", cpr.DalyHigher(c, mu), "s", "√(2Cμ)[1+ξ/3+ξ²/9] − C", ps.run.note(mu), false)
-	if isCPR && tau == 0 && pr.IntervalVaried() {
+	if varied {
 		ps.add("mean interval in use", p.FaultFree.Seconds()/float64(st.Checkpoints), "s", "fault-free time / checkpoints", "varies with the nodes' ages", false)
+		name := "hazard policy (first order)"
+		ps.add(name, eHazard, "s", "T + √(2C)∫₀^E √Λ + R∫₀^E Λ", ps.noted(fmt.Sprintf("C=%.4g s, R=%.4g s", c, R), mu), true)
+		ps.headline(eHazard, name)
 	}
 	if tau > 0 {
 		ps.add("interval in use τ", tau, "s", "", "", false)

@@ -134,7 +134,7 @@ func TestWeibullPredictionsTakeTheMTBFOverTheRun(t *testing.T) {
 		{0.7, []string{"protocol.kind=mlog", "protocol.period=0.3s", "failures.node_mtbf=60s"}, "t'_ml (Chakravorty–Kalé, worst case)"},
 		{0.7, []string{"protocol.kind=dps", "protocol.period=0.3s"}, "the fault-free run"},
 		{0.5, []string{"protocol.kind=cpr", "protocol.period=0.3s", "failures.start=in_service"}, "periodic checkpoint (exact)"},
-		{0.5, []string{"protocol.kind=cpr", "protocol.interval=hazard"}, "the fault-free run"},
+		{0.5, []string{"protocol.kind=cpr", "protocol.interval=hazard"}, "hazard policy (first order)"},
 	} {
 		t.Run(fmt.Sprintf("%s/k=%g/%s", tc.sets[0], tc.shape, tc.sets[len(tc.sets)-1]), func(t *testing.T) {
 			s := smallScenario(t, append(tc.sets, "failures.distribution=weibull", fmt.Sprintf("failures.weibull_shape=%g", tc.shape))...)
@@ -256,7 +256,8 @@ func TestPredictionsFiniteForExtremeShapes(t *testing.T) {
 // The hazard policy is Young's interval when the failure rate is constant:
 // with exponential failures its runs and predictions are Young's. With
 // Weibull failures its interval varies, the periodic models are left out,
-// and a row gives the mean interval of the fault-free run.
+// a row gives the mean interval of the fault-free run, and the policy's
+// first-order model the makespan.
 func TestHazardPolicyPredictions(t *testing.T) {
 	prepare := func(sets ...string) *Point {
 		t.Helper()
@@ -279,6 +280,12 @@ func TestHazardPolicyPredictions(t *testing.T) {
 	want := p.FaultFree.Seconds() / float64(p.FaultFreeStats.Checkpoints)
 	if !ok || math.Abs(mean.Value-want) > 1e-9*want {
 		t.Errorf("mean interval %+v, want %g s", mean, want)
+	}
+	model := byName["hazard policy (first order)"]
+	rm := p.runMTBF(byName["platform MTBF μ"].Value, p.detectionDelay())
+	c := byName["checkpoint cost C"].Value
+	if want := cpr.HazardMakespan(p.Baseline.Seconds(), c, p.detectionDelay()+1+c, rm.failures); !model.Makespan || math.Abs(model.Value-want) > 1e-9*want {
+		t.Errorf("hazard policy's model %+v, want %g s", model, want)
 	}
 	for _, name := range []string{"interval in use τ", "periodic checkpoint (exact)", "first-order waste", "Daly wall time"} {
 		if _, ok := byName[name]; ok {

@@ -57,6 +57,16 @@ func (r runMTBF) over(h float64) float64 {
 	return 1 / (r.nodes*renewal(r.k, r.eta, r.delay, h)/h + r.constant)
 }
 
+// failures returns, for a run of h seconds, the expected number of failures
+// ∫₀^h Λ and ∫₀^h √Λ, with Λ the platform's expected failure rate at each
+// moment: the nodes' renewal densities and the constant rates on top.
+func (r runMTBF) failures(h float64) (count, root float64) {
+	if !r.weibull {
+		return h / r.longRun, h / math.Sqrt(r.longRun)
+	}
+	return cpr.RenewalFailures(r.nodes, r.constant, r.k, r.eta, r.delay, r.inService)(h)
+}
+
 // solve returns the makespan that model f (a function of the platform MTBF)
 // predicts for fault-free time T, and the MTBF over that makespan: f at the
 // long-run MTBF with exponential failures, the solution of E = f(MTBF over E)

@@ -154,3 +154,65 @@ func (p *Protocol) hazardInterval(c sim.Time) sim.Time {
 // hazardLimit bounds the hazard policy's interval: a law whose rate falls
 // fast enough gives an integral that never reaches 1.
 const hazardLimit = 100 * 365 * 24 * sim.Hour
+
+// HazardMakespan is the first-order expected makespan of a run of fault-free
+// time T under the hazard policy, for a checkpoint cost c and a restart cost
+// r. At a failure rate Λ the policy checkpoints √(Λ/2C) times a second, each
+// costing C, and a failure costs R and half the interval in effect, so a
+// second of the run spends C·√(Λ/2C) + Λ(R + ½√(2C/Λ)) = √(2CΛ) + RΛ:
+//
+//	E = T + √(2C)·∫₀^E √Λ + R·∫₀^E Λ,
+//
+// with Λ the platform's expected failure rate at each moment. failures(h)
+// returns ∫₀^h Λ (the expected number of failures in [0, h]) and ∫₀^h √Λ. At
+// a constant rate 1/μ it is the first-order waste at Young's interval,
+// T/(1 − √(2C/μ) − R/μ). NaN when no makespan solves it (the waste reaches
+// the whole run).
+func HazardMakespan(T, c, r float64, failures func(h float64) (count, root float64)) float64 {
+	g := func(e float64) float64 {
+		count, root := failures(e)
+		return T + math.Sqrt(2*c)*root + r*count - e
+	}
+	if !(T > 0) || c < 0 || r < 0 {
+		return math.NaN()
+	}
+	a, ga := T, g(T)
+	if !(ga > 0) {
+		if ga == 0 {
+			return T
+		}
+		return math.NaN()
+	}
+	b, gb := 2*T, g(2*T)
+	for i := 0; !(gb <= 0); i++ {
+		if math.IsNaN(gb) || i == 60 {
+			return math.NaN() // the waste grows as fast as the run
+		}
+		a, ga = b, gb
+		b *= 2
+		gb = g(b)
+	}
+	// Illinois: regula falsi that halves the weight of an end kept twice
+	side := 0
+	for i := 0; i < 100 && b-a > 1e-12*b; i++ {
+		x := b - gb*(b-a)/(gb-ga)
+		gx := g(x)
+		switch {
+		case gx == 0:
+			return x
+		case gx > 0:
+			a, ga = x, gx
+			if side == 1 {
+				gb /= 2
+			}
+			side = 1
+		default:
+			b, gb = x, gx
+			if side == -1 {
+				ga /= 2
+			}
+			side = -1
+		}
+	}
+	return a + (b-a)/2
+}

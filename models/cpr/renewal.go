@@ -72,6 +72,64 @@ func weibullRenewal(k, eta, delay, t float64, stationary bool) float64 {
 	if t == 0 {
 		return 0
 	}
+	M := renewalGrid(k, eta, delay, t, stationary, false)
+	return M[len(M)-1]
+}
+
+// WeibullRenewalRates returns the mean failure rate of a node position over
+// each of renewalPoints equal cells of [0, t] (the increments of WeibullRenewal's
+// grid, or WeibullRenewalStationary's, over the cell width), and that width.
+// It needs t ≤ RenewalGridLimit; beyond it the rate is the renewal theorem's
+// 1/(mean lifetime + delay).
+func WeibullRenewalRates(k, eta, delay, t float64, stationary bool) (rates []float64, width float64) {
+	if invalid(delay, t) || !(k > 0) || !(eta > 0) || !(t > 0) || t > RenewalGridLimit(k, eta, delay) {
+		return nil, math.NaN()
+	}
+	M := renewalGrid(k, eta, delay, t, stationary, true)
+	width = t / float64(len(M)-1)
+	rates = make([]float64, len(M)-1)
+	for i := range rates {
+		rates[i] = (M[i+1] - M[i]) / width
+	}
+	return rates, width
+}
+
+// RenewalFailures describes n node positions of Weibull lifetimes (shape k,
+// scale eta, each node replaced delay after it fails, the first ones new or,
+// if stationary, in service) with failures at a constant rate extra on top.
+// The function it returns gives, for a run of h seconds, the expected number
+// of failures ∫₀^h Λ and ∫₀^h √Λ, Λ being the expected failure rate at each
+// moment (what HazardMakespan needs).
+func RenewalFailures(n, extra, k, eta, delay float64, stationary bool) func(h float64) (count, root float64) {
+	renewal := WeibullRenewal
+	if stationary {
+		renewal = WeibullRenewalStationary
+	}
+	return func(h float64) (count, root float64) {
+		count = n*renewal(k, eta, delay, h) + extra*h
+		grid := math.Min(h, RenewalGridLimit(k, eta, delay))
+		rates, width := WeibullRenewalRates(k, eta, delay, grid, stationary)
+		for _, m := range rates {
+			root += math.Sqrt(n*m+extra) * width
+		}
+		if h > grid { // beyond it, the renewal theorem's rate
+			root += (h - grid) * math.Sqrt(n/(WeibullMean(k, eta)+delay)+extra)
+		}
+		return count, root
+	}
+}
+
+// RenewalGridLimit is the horizon beyond which WeibullRenewal takes the
+// renewal theorem's asymptote rather than its grid.
+func RenewalGridLimit(k, eta, delay float64) float64 {
+	return renewalAsymptote * (WeibullMean(k, eta) + delay)
+}
+
+// renewalGrid is the renewal function at the points of a grid of
+// renewalPoints intervals over [0, t]; for a stationary start every point
+// only if all (else the last one alone is right).
+func renewalGrid(k, eta, delay, t float64, stationary, all bool) []float64 {
+	mean := WeibullMean(k, eta)
 	n := renewalPoints
 	h := t / float64(n)
 	scaled := func(x float64) float64 { return math.Pow(x/eta, k) }
@@ -116,7 +174,7 @@ func weibullRenewal(k, eta, delay, t float64, stationary bool) float64 {
 		S[i] = known + self*M[i]
 	}
 	if !stationary {
-		return M[n]
+		return M
 	}
 	// the first failure after a residual life, then M of a new node: ∫ x dF_e
 	// = (η²/kμ)·Γ(2/k)·P(2/k, (x/η)^k)
@@ -125,11 +183,18 @@ func weibullRenewal(k, eta, delay, t float64, stationary bool) float64 {
 		func(x float64) float64 {
 			return eta * eta / (k * mean) * math.Gamma(2/k) * mathext.GammaIncReg(2/k, scaled(x))
 		})
-	ms := Fe[n]
-	for j := 1; j <= n; j++ {
-		ms += we1[j]*S[n-j+1] + we0[j]*S[n-j]
+	Ms := make([]float64, n+1)
+	first := n
+	if all {
+		first = 1
 	}
-	return ms
+	for i := first; i <= n; i++ {
+		Ms[i] = Fe[i]
+		for j := 1; j <= i; j++ {
+			Ms[i] += we1[j]*S[i-j+1] + we0[j]*S[i-j]
+		}
+	}
+	return Ms
 }
 
 // increments returns, on a grid of n intervals of length h, a distribution's
