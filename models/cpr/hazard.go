@@ -73,11 +73,12 @@ func (q hazardQuadrature) integral(f func(float64) float64, t, tau float64) floa
 }
 
 // HazardInterval is the time τ from t to the next checkpoint under a failure
-// rate rate(s) per second: the first-order optimum of Ling, Mi and Lin (IEEE
-// Trans. Computers 50(7), 2001) places checkpoints with density √(Λ(s)/2C)
-// for a checkpoint cost c, so the next one comes when
-// ∫_t^{t+τ} √(Λ(s)/2C) ds = 1. At a constant rate 1/μ it is Young's √(2Cμ).
-// It is at most limit; the rate must be positive where it is finite.
+// rate Λ(s) = rate(s) per second and a checkpoint cost c. Ling, Mi and Lin
+// (IEEE Trans. Computers 50(7), 2001) show that the optimal checkpoint
+// density is proportional to √Λ; with density √(Λ/2C), which at a constant
+// rate 1/μ gives Young's √(2Cμ), the next checkpoint comes when
+// ∫_t^{t+τ} √(Λ(s)/2C) ds = 1. τ is at most limit (a rate that falls fast
+// enough never reaches 1).
 func HazardInterval(c, t, limit float64, rate func(s float64) float64) float64 {
 	return solveHazardInterval(newHazardQuadrature(), c, t, limit, rate)
 }
