@@ -170,50 +170,11 @@ const hazardLimit = 100 * 365 * 24 * sim.Hour
 // T/(1 − √(2C/μ) − R/μ). NaN when no makespan solves it (the waste reaches
 // the whole run).
 func HazardMakespan(T, c, r float64, failures func(h float64) (count, root float64)) float64 {
-	g := func(e float64) float64 {
+	if c < 0 || r < 0 {
+		return math.NaN()
+	}
+	return solveMakespan(T, func(e float64) float64 {
 		count, root := failures(e)
-		return T + math.Sqrt(2*c)*root + r*count - e
-	}
-	if !(T > 0) || c < 0 || r < 0 {
-		return math.NaN()
-	}
-	a, ga := T, g(T)
-	if !(ga > 0) {
-		if ga == 0 {
-			return T
-		}
-		return math.NaN()
-	}
-	b, gb := 2*T, g(2*T)
-	for i := 0; !(gb <= 0); i++ {
-		if math.IsNaN(gb) || i == 60 {
-			return math.NaN() // the waste grows as fast as the run
-		}
-		a, ga = b, gb
-		b *= 2
-		gb = g(b)
-	}
-	// Illinois: regula falsi that halves the weight of an end kept twice
-	side := 0
-	for i := 0; i < 100 && b-a > 1e-12*b; i++ {
-		x := b - gb*(b-a)/(gb-ga)
-		gx := g(x)
-		switch {
-		case gx == 0:
-			return x
-		case gx > 0:
-			a, ga = x, gx
-			if side == 1 {
-				gb /= 2
-			}
-			side = 1
-		default:
-			b, gb = x, gx
-			if side == -1 {
-				ga /= 2
-			}
-			side = -1
-		}
-	}
-	return a + (b-a)/2
+		return T + math.Sqrt(2*c)*root + r*count
+	})
 }

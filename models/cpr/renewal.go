@@ -235,9 +235,16 @@ func increments(n int, h float64, cdf, partial func(float64) float64) (F, w0, w1
 // in the run is the right one. If f gives no finite positive value, neither
 // does SolveMakespan.
 func SolveMakespan(T float64, f func(rate float64) float64, rate func(horizon float64) float64) float64 {
-	// a model that gives no positive makespan does not apply at that rate
+	return solveMakespan(T, func(e float64) float64 { return f(rate(e)) })
+}
+
+// solveMakespan returns the root E of model(E) = E, searched from T: a model
+// of the makespan whose inputs depend on the makespan itself. If the model
+// gives no finite positive value on the way, neither does solveMakespan.
+func solveMakespan(T float64, model func(e float64) float64) float64 {
+	// a model that gives no positive makespan does not apply there
 	g := func(e float64) float64 {
-		if x := f(rate(e)); x > 0 {
+		if x := model(e); x > 0 {
 			return x - e
 		}
 		return math.NaN()
