@@ -159,6 +159,7 @@ func clusterConfig(s *scenarios.Scenario, seed uint64) (sim.Config, error) {
 		Rate: s.Cluster.Rate, Memory: int64(s.Cluster.Memory),
 		SpareBoot: sim.Time(s.Cluster.SpareBoot), Repair: sim.Time(s.Cluster.Repair),
 		Latency: sim.Time(s.Network.Latency), Jitter: sim.Time(s.Network.Jitter), Bandwidth: float64(s.Network.Bandwidth), CPULoad: s.Network.CPULoad,
+		MessageCPU:   sim.Time(s.Network.MessageCPU),
 		MemBandwidth: float64(s.Storage.MemoryBandwidth), DiskBandwidth: float64(s.Storage.DiskBandwidth),
 		PFSBandwidth: float64(s.Storage.PFSBandwidth), PFSNodeBandwidth: float64(s.Storage.PFSNodeBandwidth),
 		PFSLatency: sim.Time(s.Storage.PFSLatency),

@@ -29,6 +29,7 @@ var machineChoices = []struct {
 	{"network.latency", []string{`"0s"`, `"200ns"`, `"2us"`, `"50us"`, `"1ms"`}},
 	{"network.bandwidth", []string{`"50MB/s"`, `"1GB/s"`, `"12.5GB/s"`, `"1TB/s"`}},
 	{"network.cpu_load", []string{"0", "0.25", "1"}},
+	{"network.message_cpu", []string{`"0s"`, `"0s"`, `"1us"`, `"50us"`}},
 	{"network.jitter", []string{`"0s"`, `"0s"`, `"500ns"`, `"20us"`}},
 	{"storage.memory_bandwidth", []string{`"1GB/s"`, `"100GB/s"`}},
 	{"storage.disk_bandwidth", []string{`"50MB/s"`, `"10GB/s"`}},

@@ -307,7 +307,10 @@ func (p *Point) dpsPredictions() []Prediction {
 		// load per byte it sends
 		CPUPerByte:                 dps.CPUPerByteFromLoad(2*s.Network.CPULoad, bw),
 		DuplicateBytesPerIteration: float64(p.FaultFreeStats.ExtraBytes) / n,
-		Regime:                     dps.Overlapped,
+		// and every message network.message_cpu at both ends
+		CPUPerMessage:          2 * s.Network.MessageCPU.Seconds(),
+		DuplicatesPerIteration: float64(p.FaultFreeStats.ExtraMsgs) / n,
+		Regime:                 dps.Overlapped,
 	}
 	o := m.DuplicationOverhead()
 	if !finite(o) {

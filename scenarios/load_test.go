@@ -178,6 +178,10 @@ func TestBadValues(t *testing.T) {
 			`x.toml:2: network.cpu_load: must be in [0, 1], got NaN`},
 		{"cpu_load", "[network]\ncpu_load = 1.5\n", nil,
 			`x.toml:2: network.cpu_load: must be in [0, 1], got 1.5`},
+		{"negative message_cpu", "[network]\nmessage_cpu = \"-2us\"\n", nil,
+			`x.toml:2: network.message_cpu: negative duration "-2us"`},
+		{"message_cpu of a century", "[network]\nmessage_cpu = \"100y\"\n", nil,
+			`x.toml:2: network.message_cpu: must be ≥ 0 and under 100 years, got 100y`},
 		{"string for float", "[cluster]\nrate = \"fast\"\n", nil, // was BurntSushi's "incompatible types: ..."
 			`x.toml:2: cluster.rate: want a number, got a string`},
 		{"exponent too long", "[failures]\nnode_mtbf = \"1e400s\"\n", nil,

@@ -76,6 +76,9 @@ type Network struct {
 	// CPULoad is the fraction of one core kept busy by a transfer at full
 	// bandwidth, charged on both ends, in [0, 1].
 	CPULoad float64 `toml:"cpu_load"`
+	// MessageCPU is the CPU time every message costs at each end whatever
+	// its size (LogP's overhead o), on top of cpu_load's share.
+	MessageCPU Duration `toml:"message_cpu"`
 	// Topology is "flat" (a full crossbar: latency between any two
 	// nodes), "torus" or "fat_tree".
 	Topology string `toml:"topology"`

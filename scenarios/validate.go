@@ -148,6 +148,7 @@ func (v *validator) network() {
 	v.delay("network.jitter", n.Jitter)
 	v.positive("network.bandwidth", float64(n.Bandwidth))
 	v.fraction("network.cpu_load", n.CPULoad)
+	v.delay("network.message_cpu", n.MessageCPU)
 	v.oneOf("network.topology", n.Topology, topologies)
 	v.delay("network.hop_latency", n.HopLatency)
 	v.check(n.SwitchPorts >= 1 && n.SwitchPorts <= MaxSwitchPorts, "network.switch_ports",

@@ -43,9 +43,12 @@ type Config struct {
 	Placement            Placement
 
 	Latency   Time
-	Bandwidth float64  // bytes/s per interface and direction
-	CPULoad   float64  // fraction of a core a transfer at full bandwidth keeps busy, each end
-	Topology  Topology // nil: flat, Latency between any two nodes
+	Bandwidth float64 // bytes/s per interface and direction
+	CPULoad   float64 // fraction of a core a transfer at full bandwidth keeps busy, each end
+	// MessageCPU is the CPU time a message costs at each end whatever its
+	// size (LogP's overhead o), on top of CPULoad's share of its bytes.
+	MessageCPU Time
+	Topology   Topology // nil: flat, Latency between any two nodes
 	// Jitter is the mean of an exponentially distributed delay added to the
 	// head of every message and transfer between two nodes (operating
 	// system and switch noise); 0 = none. A node's messages keep their

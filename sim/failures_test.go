@@ -398,6 +398,7 @@ func TestConfigValidate(t *testing.T) {
 		{"zero rate", func(c *Config) { c.Rate = 0 }, "core rate"},
 		{"zero bandwidth", func(c *Config) { c.Bandwidth = 0 }, "network bandwidth"},
 		{"cpu load above 1", func(c *Config) { c.CPULoad = 1.5 }, "cpu_load"},
+		{"negative message cpu", func(c *Config) { c.MessageCPU = -1 }, "network.message_cpu: must be ≥ 0"},
 		{"exponential without MTBF", func(c *Config) { c.Failures = Exponential }, "MTBF"},
 		{"Weibull without shape", func(c *Config) { c.Failures, c.NodeMTBF = Weibull, Hour }, "Weibull shape"},
 		{"heartbeat timeout under period", func(c *Config) { c.OracleDetection, c.HBTimeout = false, Second/2 }, "heartbeat"},

@@ -61,6 +61,10 @@ func TestAbsurdDurationEndsRun(t *testing.T) {
 	}{
 		{"bandwidth", func(c *Config) { c.Bandwidth = 1e-30 }, func(c *Ctx) { c.Send(1, 0, 1000, nil) }, "network.bandwidth"},
 		{"rate", func(c *Config) { c.Rate = 1e-300 }, func(c *Ctx) { c.Compute(1e6) }, "cluster.rate"},
+		{"message cpu", func(c *Config) { c.MessageCPU = MaxDuration - 1 }, func(c *Ctx) {
+			c.Send(1, 0, 0, nil)
+			c.Send(1, 1, 0, nil)
+		}, "network.message_cpu"},
 		{"many computations", func(*Config) {}, func(c *Ctx) {
 			for range 3 {
 				c.Spend(MaxDuration / 2)
@@ -100,19 +104,54 @@ func TestReceiverInterfaceContention(t *testing.T) {
 	}
 }
 
-// CPU cost of communication competes with computation on both ends.
+// CPU cost of communication (a share of the bytes, network.cpu_load, and a
+// fixed cost per message, network.message_cpu) is charged at both ends: the
+// sender's handler pays it before each message leaves, the receiver's before
+// it uses the message. Bandwidth 1 byte/ns, latency 2 µs.
 func TestCommunicationCPUCost(t *testing.T) {
-	var log []recv
-	cfg := testConfig(2)
-	cfg.CPULoad = 0.5
-	wl := &scriptWL{n: 2, total: 1, log: &log, start: only0(func(c *Ctx) { c.Send(1, 0, 1000, nil) })}
-	wl.on = func(c *Ctx, o *scriptObj, m *Message) { o.data = int64(c.Now()) }
-	rt, _ := New(cfg, wl, &recordProto{})
-	rt.Run()
-	// sender spends 500 ns of CPU before the message leaves; the receiver 500 ns before using it
-	want := Time(500) + 2*Microsecond + 1000
-	if log[0].at != want+500 {
-		t.Fatalf("handler sees the message at %d, want %d", log[0].at, want+500)
+	const lat = 2 * Microsecond
+	for _, tc := range []struct {
+		name  string
+		load  float64
+		o     Time
+		sizes []int64
+		want  []Time // when each receiving handler has paid for its message
+	}{
+		// leaves at 500, received at 500+2000+1000, used 500 later
+		{"per byte", 0.5, 0, []int64{1000}, []Time{500 + lat + 1000 + 500}},
+		{"per message", 0, 300, []int64{1000}, []Time{300 + lat + 1000 + 300}},
+		{"both", 0.5, 300, []int64{1000}, []Time{800 + lat + 1000 + 800}},
+		{"an empty message costs o", 0.5, 300, []int64{0}, []Time{300 + lat + 300}},
+		{"none", 0, 0, []int64{1000}, []Time{lat + 1000}},
+		// the sends leave at 300, 600 and 900; the interface, busy 1000 ns
+		// with each, holds the second and third back to 1300 and 2300
+		{"a burst", 0, 300, []int64{1000, 1000, 1000}, []Time{300 + lat + 1000 + 300, 1300 + lat + 1000 + 300, 2300 + lat + 1000 + 300}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log []recv
+			cfg := testConfig(2)
+			cfg.CPULoad, cfg.MessageCPU = tc.load, tc.o
+			wl := &scriptWL{n: 2, total: int64(len(tc.sizes)), log: &log, start: only0(func(c *Ctx) {
+				for i, size := range tc.sizes {
+					c.Send(1, int32(i), size, nil)
+				}
+			})}
+			rt, err := New(cfg, wl, &recordProto{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := rt.Run(); !res.Finished {
+				t.Fatal("did not finish")
+			}
+			if len(log) != len(tc.want) {
+				t.Fatalf("%d messages handled, want %d", len(log), len(tc.want))
+			}
+			for i, w := range tc.want {
+				if log[i].at != w {
+					t.Errorf("message %d used at %d ns, want %d ns", i, log[i].at, w)
+				}
+			}
+		})
 	}
 }
 

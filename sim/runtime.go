@@ -205,6 +205,7 @@ func (c *Config) validate() error {
 		key string
 		t   Time
 	}{{"cluster.spare_boot", c.SpareBoot}, {"cluster.repair", c.Repair}, {"network.latency", c.Latency}, {"network.jitter", c.Jitter},
+		{"network.message_cpu", c.MessageCPU},
 		{"storage.pfs_latency", c.PFSLatency}, {"failures.downtime", c.Downtime}, {"detection.delay", c.DetectDelay},
 		{"detection.period", c.HBPeriod}, {"detection.timeout", c.HBTimeout}} {
 		if err := CheckDelay(d.key, d.t); err != nil {
@@ -302,11 +303,19 @@ func (rt *Runtime) Finished() bool { return rt.finished }
 // Epoch is the current application epoch.
 func (rt *Runtime) Epoch() uint32 { return rt.epoch }
 
-func (rt *Runtime) cpuCost(size int64) Time {
+// MessageCPU is the CPU time a message or transfer of size bytes costs at one
+// end: network.message_cpu, plus network.cpu_load of a core for as long as
+// the bytes take at full bandwidth. The runtime charges it to an application
+// message's sending and receiving handlers; a protocol charges its own
+// transfers where its model says they cost CPU (dps).
+func (rt *Runtime) MessageCPU(size int64) Time {
+	d := rt.cfg.MessageCPU
 	if rt.cfg.CPULoad == 0 || size <= 0 {
-		return 0
+		return d
 	}
-	return rt.bounded(FromSeconds(rt.cfg.CPULoad*float64(size)/rt.cfg.Bandwidth), "network.bandwidth and network.cpu_load")
+	// both terms are below MaxDuration: their sum cannot wrap
+	return rt.bounded(d+min(FromSeconds(rt.cfg.CPULoad*float64(size)/rt.cfg.Bandwidth), MaxDuration),
+		"network.bandwidth, network.cpu_load and network.message_cpu")
 }
 
 // bounded returns duration d, or MaxDuration after ending the run if d

@@ -43,7 +43,7 @@ const MaxMetrics = 8
 // MetricProtocolCPU is the metric of the core time a protocol's own work was
 // charged (ChargeCPU), in seconds, including charges a node's failure voided.
 // Protocols that report it use this name; what each charges for is its own
-// (mlog: its steps' costs; dps: network.cpu_load on its transfers).
+// (mlog: its steps' costs; dps: network.cpu_load and message_cpu on its transfers).
 const MetricProtocolCPU = "protocol_cpu_s"
 
 // Metric is a named figure a protocol measured.

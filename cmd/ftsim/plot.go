@@ -36,9 +36,9 @@ series per protocol, error bars the 95% confidence intervals:
   workload.blocks_per_node    restart time where mlog measured it)
   protocol.every,             checkpoint overhead vs iterations per checkpoint
   protocol.every_progress
-  network.bandwidth, network.latency, network.cpu_load, workload.cell_ops,
-  cluster.rate                fault-free overhead vs communication/computation
-                              ratio
+  network.bandwidth, network.latency, network.cpu_load, network.message_cpu,
+  workload.cell_ops,          fault-free overhead vs communication/computation
+  cluster.rate                ratio
   any other numeric key       makespan and fault-free overhead vs that key
 
 When other keys are varied too, one figure is drawn per combination of their
@@ -91,7 +91,7 @@ func readPlottable(dir string) (*experiment.Results, error) {
 const publishedSuffix = " (published)"
 
 // commKeys are the keys that change the communication/computation ratio.
-var commKeys = []string{"network.bandwidth", "network.latency", "network.cpu_load", "workload.cell_ops", "cluster.rate"}
+var commKeys = []string{"network.bandwidth", "network.latency", "network.cpu_load", "network.message_cpu", "workload.cell_ops", "cluster.rate"}
 
 // figure is one chart to draw: its file is named after base and the fixed
 // settings of its slice.

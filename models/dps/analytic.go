@@ -46,6 +46,11 @@ package dps
 // 9 MB/s in each direction) covers both directions, so c_b = load/BW per duplicated byte
 // sent.
 //
+// ftsim adds a cost per message the paper does not have (network.message_cpu, LogP's
+// overhead o): N_dup duplicates cost N_dup·c_m more CPU time, c_m = 2o for the
+// sending and the storing end, and a checkpoint one c_m. With o = 0 (the default)
+// the model is the paper's.
+//
 // Checkpoint overhead is nearly independent of the node count (Fig. 12) because both
 // the per-node state S and the per-node iteration time scale as 1/N.
 
@@ -125,12 +130,20 @@ type OverheadModel struct {
 	// sends to backup threads per iteration (excluding duplicates at the end of the
 	// flow graph, which are never sent).
 	DuplicateBytesPerIteration float64
+	// CPUPerMessage is c_m, the CPU seconds a fault-tolerance message costs whatever
+	// its size (not in the paper: LogP's overhead, network.message_cpu, twice since
+	// it is paid at both ends); 0 leaves the paper's model.
+	CPUPerMessage float64
+	// DuplicatesPerIteration is N_dup, the number of duplicate data objects one node
+	// sends per iteration, each costing c_m.
+	DuplicatesPerIteration float64
 	// Regime says whether the application is compute- or communication-bound.
 	Regime Regime
 }
 
 func (m OverheadModel) valid() bool {
-	for _, x := range []float64{m.CommCompRatio, m.ComputePerIteration, m.Bandwidth, m.CPUPerByte, m.DuplicateBytesPerIteration} {
+	for _, x := range []float64{m.CommCompRatio, m.ComputePerIteration, m.Bandwidth, m.CPUPerByte, m.DuplicateBytesPerIteration,
+		m.CPUPerMessage, m.DuplicatesPerIteration} {
 		if math.IsNaN(x) || x < 0 {
 			return false
 		}
@@ -158,10 +171,11 @@ func (m OverheadModel) IterationTime() float64 {
 }
 
 // addedTime is the extra iteration time caused by extra fault-tolerance traffic of
-// `bytes` bytes: its CPU time when compute-bound, its transfer time when
-// communication-bound, the growth of the longer path when Overlapped.
-func (m OverheadModel) addedTime(bytes float64) float64 {
-	cpuCost, netCost := bytes*m.CPUPerByte, bytes/m.Bandwidth
+// msgs messages of `bytes` bytes in all: its CPU time when compute-bound, its
+// transfer time when communication-bound, the growth of the longer path when
+// Overlapped.
+func (m OverheadModel) addedTime(bytes, msgs float64) float64 {
+	cpuCost, netCost := bytes*m.CPUPerByte+msgs*m.CPUPerMessage, bytes/m.Bandwidth
 	switch m.Regime {
 	case ComputeBound:
 		return cpuCost
@@ -174,13 +188,13 @@ func (m OverheadModel) addedTime(bytes float64) float64 {
 }
 
 // DuplicationTime is the time fault tolerance adds to one iteration by sending the
-// duplicate data objects to the backup threads (Gerlach & Hersch §7): B_dup·c_b when
-// compute-bound, B_dup/BW when communication-bound.
+// duplicate data objects to the backup threads (Gerlach & Hersch §7): B_dup·c_b
+// (+ N_dup·c_m) when compute-bound, B_dup/BW when communication-bound.
 func (m OverheadModel) DuplicationTime() float64 {
 	if !m.valid() {
 		return math.NaN()
 	}
-	return m.addedTime(m.DuplicateBytesPerIteration)
+	return m.addedTime(m.DuplicateBytesPerIteration, m.DuplicatesPerIteration)
 }
 
 // DuplicationOverhead is the predicted relative overhead of duplicating data objects,
@@ -190,7 +204,7 @@ func (m OverheadModel) DuplicationOverhead() float64 {
 }
 
 // CheckpointTime is the time one checkpoint of stateBytes adds (Gerlach & Hersch §7,
-// Fig. 12): the transfer of the thread state to its backup, costed like the duplicate
+// Fig. 12): the transfer of the thread state to its backup (one message), costed like the duplicate
 // objects (CPU time when compute-bound, full transfer time when communication-bound),
 // plus lockTime, the time the thread is locked to take a consistent image (waiting for
 // the running operation to end or suspend, and serialising the state). stateBytes is the
@@ -199,7 +213,7 @@ func (m OverheadModel) CheckpointTime(stateBytes, lockTime float64) float64 {
 	if !m.valid() || math.IsNaN(stateBytes) || stateBytes < 0 || math.IsNaN(lockTime) || lockTime < 0 {
 		return math.NaN()
 	}
-	return m.addedTime(stateBytes) + lockTime
+	return m.addedTime(stateBytes, 1) + lockTime
 }
 
 // CheckpointOverhead is the predicted relative checkpoint overhead per iteration with

@@ -45,6 +45,23 @@ func TestDuplicationHandComputed(t *testing.T) {
 		{"overlapped_crossover", OverheadModel{CommCompRatio: 0.9, ComputePerIteration: 1,
 			Bandwidth: 1e6, CPUPerByte: 0.5e-6, DuplicateBytesPerIteration: 3e5, Regime: Overlapped},
 			1, 0.2, 0.2},
+		// A cost per message (ftsim's, not the paper's): 20 duplicates of
+		// 10⁵ B at c_m = 2·500 µs add 20 ms of CPU to the compute-bound 1/9 s.
+		{"compute_bound_per_message", OverheadModel{CommCompRatio: 2.0 / 9, ComputePerIteration: 1,
+			Bandwidth: PaperBandwidth, CPUPerByte: paperCPUPerByte, DuplicateBytesPerIteration: 2e6,
+			CPUPerMessage: 1e-3, DuplicatesPerIteration: 20, Regime: ComputeBound},
+			1, 1.0/9 + 0.02, 1.0/9 + 0.02},
+		// ... and nothing to the communication-bound transfer time.
+		{"comm_bound_per_message", OverheadModel{CommCompRatio: 1.5, ComputePerIteration: 1,
+			Bandwidth: PaperBandwidth, CPUPerByte: paperCPUPerByte, DuplicateBytesPerIteration: 2e6,
+			CPUPerMessage: 1e-3, DuplicatesPerIteration: 20, Regime: CommunicationBound},
+			1.5, 2.0 / 9, 4.0 / 27},
+		// Overlapped crossover again: 15 messages at 10 ms make the CPU path
+		// 1 + 0.15 + 0.15, longer than the network path's 0.9 + 0.3: 0.3 added.
+		{"overlapped_crossover_per_message", OverheadModel{CommCompRatio: 0.9, ComputePerIteration: 1,
+			Bandwidth: 1e6, CPUPerByte: 0.5e-6, DuplicateBytesPerIteration: 3e5,
+			CPUPerMessage: 0.01, DuplicatesPerIteration: 15, Regime: Overlapped},
+			1, 0.3, 0.3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,6 +142,12 @@ func TestCheckpointOverhead(t *testing.T) {
 			t.Errorf("%s: CheckpointOverhead = %.15g, want %.15g", tc.name, got, tc.wantOvh)
 		}
 	}
+	// A cost per message adds one c_m: the state goes in one transfer.
+	mm := m
+	mm.CPUPerMessage = 0.002
+	if got := mm.CheckpointTime(S, 0.05); !relClose(got, cpu+0.002+0.05, 1e-12) {
+		t.Errorf("CheckpointTime with c_m = %.15g, want %.15g", got, cpu+0.002+0.05)
+	}
 	// Communication-bound: the full transfer time S/BW.
 	mc := m
 	mc.Regime = CommunicationBound
@@ -152,9 +175,13 @@ func TestCheckpointOverhead(t *testing.T) {
 func TestInvalid(t *testing.T) {
 	good := OverheadModel{CommCompRatio: 0.1, ComputePerIteration: 1, Bandwidth: 1e6, CPUPerByte: 1e-7, DuplicateBytesPerIteration: 1e3}
 	bad := []OverheadModel{}
-	for i := 0; i < 6; i++ {
+	for i := 0; i < 8; i++ {
 		b := good
 		switch i {
+		case 6:
+			b.CPUPerMessage = -1e-6
+		case 7:
+			b.DuplicatesPerIteration = math.NaN()
 		case 0:
 			b.Bandwidth = 0
 		case 1:

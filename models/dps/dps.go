@@ -509,20 +509,10 @@ func (p *Protocol) statelessSet() map[sim.ObjID]bool {
 	return out
 }
 
-// cpuCost is the CPU time a transfer of size bytes costs at one end
-// (network.cpu_load of a core while it lasts at full bandwidth).
-func (p *Protocol) cpuCost(size int64) sim.Time {
-	c := p.RT.Config()
-	if c.CPULoad == 0 || size <= 0 {
-		return 0
-	}
-	return sim.FromSeconds(c.CPULoad * float64(size) / c.Bandwidth)
-}
-
 // charge charges node n the CPU time of a transfer of size bytes at one end
-// (network.cpu_load).
+// (sim.Runtime.MessageCPU: network.cpu_load and network.message_cpu).
 func (p *Protocol) charge(n sim.NodeID, size int64) {
-	if d := p.cpuCost(size); d > 0 {
+	if d := p.RT.MessageCPU(size); d > 0 {
 		p.C.CPU += d
 		p.RT.ChargeCPU(n, d, nil)
 	}

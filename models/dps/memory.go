@@ -63,7 +63,7 @@ var _ sim.Finisher = (*Protocol)(nil)
 // OnFinish reports the peak protocol memory: all of it (the runtime's peak of
 // sim.MemBackup, which sees node failures at the instant they happen) and the
 // peak of each kind; the size of a whole-application checkpoint; and, with
-// network.cpu_load, the CPU time its transfers were charged. Before
+// network.cpu_load or message_cpu, the CPU time its transfers were charged. Before
 // that it gives back the stateless threads retired by Shrink (unretire) and
 // counts the ticks parked timers skipped.
 func (p *Protocol) OnFinish() {
@@ -85,7 +85,7 @@ func (p *Protocol) OnFinish() {
 		}
 	}
 	st.SetMetric(MetricStateBytes, float64(state))
-	if p.RT.Config().CPULoad > 0 {
+	if c := p.RT.Config(); c.CPULoad > 0 || c.MessageCPU > 0 {
 		st.SetMetric(sim.MetricProtocolCPU, p.C.CPU.Seconds())
 	}
 }

@@ -1,6 +1,7 @@
 package dps
 
 import (
+	"fmt"
 	"testing"
 
 	"ftsim/models/none"
@@ -40,11 +41,17 @@ func paperLife(t *testing.T, graph string) (*life.Workload, sim.Config) {
 // model with c_b = 2·load/BW. The paper's c_b = load/BW reads its 50% as the
 // cost of full-duplex traffic, both directions together; a scenario meant to
 // reproduce the paper's numbers should set cpu_load = 0.25. The test checks
-// the measurement against the ftsim reading and logs both departures.
+// the measurement against the ftsim reading and logs both departures. With
+// network.message_cpu (o), each duplicate also costs o at both ends: c_m = 2o.
 func TestDuplicationOverheadMatchesModel(t *testing.T) {
-	for _, graph := range []string{"simple", "overlap"} {
-		t.Run(graph, func(t *testing.T) {
+	for _, tc := range []struct {
+		graph string
+		o     sim.Time
+	}{{"simple", 0}, {"overlap", 0}, {"simple", 50 * sim.Millisecond}} {
+		graph := tc.graph
+		t.Run(fmt.Sprintf("%s/o=%v", graph, tc.o), func(t *testing.T) {
 			w, cfg := paperLife(t, graph)
+			cfg.MessageCPU = tc.o
 			rt, _ := sim.New(cfg, w, none.New())
 			base := rt.Run()
 			pc := DefaultConfig()
@@ -59,7 +66,8 @@ func TestDuplicationOverheadMatchesModel(t *testing.T) {
 			rho := CommCompRatio(bdup, PaperBandwidth, tcomp)
 			model := func(cb float64) float64 {
 				return OverheadModel{CommCompRatio: rho, ComputePerIteration: tcomp, Bandwidth: PaperBandwidth,
-					CPUPerByte: cb, DuplicateBytesPerIteration: bdup, Regime: ComputeBound}.DuplicationOverhead()
+					CPUPerByte: cb, DuplicateBytesPerIteration: bdup, CPUPerMessage: 2 * tc.o.Seconds(),
+					DuplicatesPerIteration: 2, Regime: ComputeBound}.DuplicationOverhead()
 			}
 			ftsimModel := model(2 * CPUPerByteFromLoad(PaperCPULoad, PaperBandwidth))
 			paperModel := model(CPUPerByteFromLoad(PaperCPULoad, PaperBandwidth))
@@ -77,7 +85,7 @@ func TestDuplicationOverheadMatchesModel(t *testing.T) {
 			}
 			// every duplicate is a 1 MB border, charged at its sender and at
 			// the backup that stores it, and reported as protocol_cpu_s
-			want := 2 * sim.Time(p.C.Duplicates) * p.cpuCost(1e6)
+			want := 2 * sim.Time(p.C.Duplicates) * p.RT.MessageCPU(1e6)
 			if got := metric(t, res, sim.MetricProtocolCPU); p.C.CPU != want || got != want.Seconds() {
 				t.Fatalf("charged %v (metric %v), want %v for %d duplicates", p.C.CPU, got, want, p.C.Duplicates)
 			}
