@@ -24,6 +24,8 @@ type cprParams struct {
 	Image    scenarios.Size     `toml:"image"`        // process image per object saved besides the state (system-level checkpoints)
 	Buddy    int64              `toml:"buddy_offset"` // the buddy tier's copy goes this many slots further in rank order
 	Rebuild  bool               `toml:"rebuild"`      // after a restore from the buddy tier, copy the pieces that lost a copy again
+	// Middleware is the middleware's CPU time per application message at each end (MPI/FT)
+	Middleware scenarios.Duration `toml:"middleware_cpu"`
 }
 
 type cprLevel struct {
@@ -152,7 +154,7 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	}
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
 		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image),
-		BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild}
+		BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild, MiddlewareCPU: sim.Time(p.Middleware)}
 	if sec.Has("levels") && sec.Has("tier") {
 		return cpr.Config{}, sec.Errorf("tier", "give tier or levels, not both")
 	}

@@ -82,7 +82,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	} else {
 		m := o.inbox.pop()
 		c.cur = m
-		c.elapsed = rt.MessageCPU(m.Size)
+		c.elapsed = rt.appMessageCPU(m.Size)
 		rt.proto.OnDispatch(m)
 		o.obj.Handle(c, m)
 		c.cur = nil

@@ -46,12 +46,13 @@ func (c *Ctx) Spend(d Time) {
 }
 
 // Send sends an application message of modeled size bytes with a real payload to
-// object dst. The sender's CPU cost of the message (Runtime.MessageCPU) is
-// charged to this task before the message leaves.
+// object dst. The sender's CPU cost of the message (Runtime.MessageCPU and
+// the protocol layer's, SetLayerCPU) is charged to this task before the
+// message leaves.
 func (c *Ctx) Send(dst ObjID, tag int32, size int64, payload []byte) {
 	rt := c.rt
-	if d := rt.MessageCPU(size); d > 0 {
-		c.elapsed = rt.bounded(c.elapsed+d, "network.cpu_load and network.message_cpu")
+	if d := rt.appMessageCPU(size); d > 0 {
+		c.elapsed = rt.bounded(c.elapsed+d, "network.cpu_load, network.message_cpu and the protocol's middleware_cpu")
 	}
 	m := &Message{Src: c.self, Dst: dst, Tag: tag, Size: size, Payload: payload,
 		Epoch: rt.epoch, SentAt: c.Now(), From: c.node}

@@ -104,8 +104,8 @@ func TestReceiverInterfaceContention(t *testing.T) {
 	}
 }
 
-// CPU cost of communication (a share of the bytes, network.cpu_load, and a
-// fixed cost per message, network.message_cpu) is charged at both ends: the
+// CPU cost of communication (a share of the bytes, network.cpu_load, a fixed
+// cost per message, network.message_cpu, and the protocol layer's) is charged at both ends: the
 // sender's handler pays it before each message leaves, the receiver's before
 // it uses the message. Bandwidth 1 byte/ns, latency 2 µs.
 func TestCommunicationCPUCost(t *testing.T) {
@@ -114,18 +114,20 @@ func TestCommunicationCPUCost(t *testing.T) {
 		name  string
 		load  float64
 		o     Time
+		layer Time // the protocol's (SetLayerCPU)
 		sizes []int64
 		want  []Time // when each receiving handler has paid for its message
 	}{
 		// leaves at 500, received at 500+2000+1000, used 500 later
-		{"per byte", 0.5, 0, []int64{1000}, []Time{500 + lat + 1000 + 500}},
-		{"per message", 0, 300, []int64{1000}, []Time{300 + lat + 1000 + 300}},
-		{"both", 0.5, 300, []int64{1000}, []Time{800 + lat + 1000 + 800}},
-		{"an empty message costs o", 0.5, 300, []int64{0}, []Time{300 + lat + 300}},
-		{"none", 0, 0, []int64{1000}, []Time{lat + 1000}},
+		{"per byte", 0.5, 0, 0, []int64{1000}, []Time{500 + lat + 1000 + 500}},
+		{"per message", 0, 300, 0, []int64{1000}, []Time{300 + lat + 1000 + 300}},
+		{"both", 0.5, 300, 0, []int64{1000}, []Time{800 + lat + 1000 + 800}},
+		{"an empty message costs o", 0.5, 300, 0, []int64{0}, []Time{300 + lat + 300}},
+		{"none", 0, 0, 0, []int64{1000}, []Time{lat + 1000}},
+		{"the protocol's layer", 0.5, 300, 40, []int64{1000}, []Time{840 + lat + 1000 + 840}},
 		// the sends leave at 300, 600 and 900; the interface, busy 1000 ns
 		// with each, holds the second and third back to 1300 and 2300
-		{"a burst", 0, 300, []int64{1000, 1000, 1000}, []Time{300 + lat + 1000 + 300, 1300 + lat + 1000 + 300, 2300 + lat + 1000 + 300}},
+		{"a burst", 0, 300, 0, []int64{1000, 1000, 1000}, []Time{300 + lat + 1000 + 300, 1300 + lat + 1000 + 300, 2300 + lat + 1000 + 300}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log []recv
@@ -140,6 +142,7 @@ func TestCommunicationCPUCost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			rt.SetLayerCPU(tc.layer)
 			if res := rt.Run(); !res.Finished {
 				t.Fatal("did not finish")
 			}

@@ -18,6 +18,9 @@ type Runtime struct {
 	cfg   Config
 	wl    Workload
 	proto Protocol
+	// layerCPU is the protocol's own CPU time per application message at
+	// each end (SetLayerCPU).
+	layerCPU Time
 
 	links []link // the per-message part of each node, apart (see link)
 	nodes []node
@@ -316,6 +319,23 @@ func (rt *Runtime) MessageCPU(size int64) Time {
 	// both terms are below MaxDuration: their sum cannot wrap
 	return rt.bounded(d+min(FromSeconds(rt.cfg.CPULoad*float64(size)/rt.cfg.Bandwidth), MaxDuration),
 		"network.bandwidth, network.cpu_load and network.message_cpu")
+}
+
+// SetLayerCPU makes every application message cost d more CPU time at each
+// end, on top of MessageCPU: the cost of the protocol's message-passing layer
+// (MPI/FT's middleware intercepts every send and receive). A protocol calls
+// it from Init; d is at least 0 and under MaxDuration.
+func (rt *Runtime) SetLayerCPU(d Time) { rt.layerCPU = d }
+
+// appMessageCPU is the CPU time an application message of size bytes costs
+// at each end: MessageCPU and the protocol layer's.
+func (rt *Runtime) appMessageCPU(size int64) Time {
+	d := rt.MessageCPU(size)
+	if rt.layerCPU > 0 {
+		// both are at most MaxDuration: their sum cannot wrap
+		d = rt.bounded(d+rt.layerCPU, "the protocol's middleware_cpu")
+	}
+	return d
 }
 
 // bounded returns duration d, or MaxDuration after ending the run if d

@@ -91,6 +91,11 @@ type Config struct {
 	// before the application resumes, as SCR rebuilds its cached datasets
 	// in SCR_Init.
 	NoRebuild bool
+	// MiddlewareCPU is the CPU time every application message costs at each
+	// end in the fault-tolerant middleware's message-passing layer, on top
+	// of the network's (MPI/FT's fault-free overhead without checkpoints,
+	// Table 5.4); 0 = none.
+	MiddlewareCPU sim.Time
 }
 
 // HasTier reports whether a level writes to tier t.
@@ -227,12 +232,16 @@ func New(cfg Config) (*Protocol, error) {
 	if err := sim.CheckDelay("protocol.max_wait", cfg.MaxWait); err != nil {
 		return nil, err
 	}
+	if err := sim.CheckDelay("protocol.middleware_cpu", cfg.MiddlewareCPU); err != nil {
+		return nil, err
+	}
 	return &Protocol{cfg: cfg}, nil
 }
 
-// Init prepares the node replacement.
+// Init prepares the node replacement and sets the middleware's cost.
 func (p *Protocol) Init(rt *sim.Runtime) {
 	p.BaseProtocol.Init(rt)
+	rt.SetLayerCPU(p.cfg.MiddlewareCPU)
 	p.nodes = none.NewReplacer(rt, p.maybeRecover)
 }
 

@@ -3,6 +3,7 @@ package cpr
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"ftsim/sim"
@@ -85,6 +86,37 @@ func TestFaultFreeOverheadIsCheckpointTimeTimesCount(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// MPI/FT's middleware cost per application message at each end lengthens
+// every exchange step of two objects by 3d: the sender pays d before each
+// of its two messages leaves, and the receiver d for the second one before
+// its next step (it handled the first one while the second travelled).
+// Without it the second message waited for the interface, x = 1 ns behind
+// the first, so the difference is 3d − x. Latency 100 µs > d; no
+// checkpoint is taken.
+func TestMiddlewareCPU(t *testing.T) {
+	const steps, d = 10, 10 * sim.Microsecond
+	cfg := cluster()
+	cfg.Nodes, cfg.Bandwidth, cfg.Latency = 2, 1e10, 100*sim.Microsecond
+	makespan := func(mw sim.Time) sim.Time {
+		w, err := synthetic.New(synthetic.Params{Objects: 2, Steps: steps, StepOps: 1e8, Exchange: 1, State: 1000}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _ := run(t, cfg, w, Config{Policy: PolicyIterations, Every: 1000, MiddlewareCPU: mw})
+		if res.Stats.Checkpoints != 0 {
+			t.Fatalf("%d checkpoints", res.Stats.Checkpoints)
+		}
+		return res.Makespan
+	}
+	x := sim.TransferTime(1, cfg.Bandwidth)
+	if got, want := makespan(d)-makespan(0), (3*d-x)*(steps-1); x != 1 || got != want {
+		t.Fatalf("the middleware adds %v, want %v", got, want)
+	}
+	if _, err := New(Config{Policy: PolicyIterations, Every: 1, MiddlewareCPU: -1}); err == nil || !strings.Contains(err.Error(), "protocol.middleware_cpu") {
+		t.Fatalf("a negative middleware cost: %v", err)
 	}
 }
 
