@@ -55,7 +55,7 @@ func CompareProtocols(recs []SweepRecord, varies []Vary, infos []PointInfo) []Co
 	for _, others := range Product(rest) {
 		c := Comparison{Rest: PointID(others), Best: -1}
 		for _, v := range varies[ki].Values {
-			id := PointID(slices.Insert(slices.Clone(others), ki, Setting{key, v}))
+			id := PointID(withValue(varies, ki, others, v))
 			rs := by[id]
 			if len(rs) == 0 {
 				continue

@@ -275,3 +275,33 @@ func TestEmbeddedPublishedChecks(t *testing.T) {
 		}
 	}
 }
+
+// Linked keys varied before the protocol still group each protocol's point
+// with the others at the same settings, and pair them: the protocol's value
+// goes after both linked settings in the point ID.
+func TestCompareAfterLinkedKeys(t *testing.T) {
+	base := smallScenario(t, "reps=2", "workload.generations=10")
+	sw, err := NewSweep(base, []Vary{{"cluster.nodes|cluster.spares", []string{"2|1", "4"}}, {"protocol.kind", []string{"none", "cpr"}}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []SweepRecord
+	if err := sw.Run(context.Background(), RunOptions{Workers: 2}, func(r SweepRecord) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	cs := CompareProtocols(recs, sw.Varies, nil)
+	if len(cs) != 2 || cs[0].Rest != "cluster.nodes=2;cluster.spares=1" || cs[1].Rest != "cluster.nodes=4;cluster.spares=4" {
+		t.Fatalf("comparisons %+v", cs)
+	}
+	for _, c := range cs {
+		if len(c.Rows) != 2 || c.Rows[0].Runs != 2 || c.Rows[1].Runs != 2 || c.Rows[1].Point != c.Rest+";protocol.kind=cpr" {
+			t.Errorf("%s: rows %+v", c.Rest, c.Rows)
+		}
+	}
+	if prs := PairedRatios(recs, sw.Varies, "protocol.kind"); len(prs) != 2 || prs[0].Pairs != 2 || prs[1].Rest != "cluster.nodes=4;cluster.spares=4" {
+		t.Errorf("paired ratios %+v", prs)
+	}
+	if sw.Points[1].Scenario.Cluster.Spares != 1 || sw.Points[3].Scenario.Cluster.Spares != 4 {
+		t.Errorf("spares %d and %d, want 1 and 4", sw.Points[1].Scenario.Cluster.Spares, sw.Points[3].Scenario.Cluster.Spares)
+	}
+}

@@ -80,8 +80,7 @@ func PairedRatios(recs []SweepRecord, varies []Vary, key string) []PairedRatio {
 		// the point of each value of key, with the other settings fixed
 		ids := make([]string, len(vals))
 		for j, v := range vals {
-			set := slices.Insert(slices.Clone(others), ki, Setting{key, v})
-			ids[j] = PointID(set)
+			ids[j] = PointID(withValue(varies, ki, others, v))
 		}
 		for a := range vals {
 			for b := a + 1; b < len(vals); b++ {

@@ -19,14 +19,45 @@ import (
 // Vary is one varied scenario key and its values, in the order given on the
 // command line (--vary key=v1,v2,...). Values are override texts, exactly as
 // --set takes them (cpr, 5y, 256, [2, 2]).
+//
+// Linked keys, "k1|k2=a1|a2,b1|b2", take their values together instead of
+// forming a product: the first point sets k1=a1 and k2=a2, the second
+// k1=b1 and k2=b2 (a weak-scaling sweep varies the nodes and the problem
+// size so). A value without "|" goes to every linked key: "k1|k2=2,16"
+// sets both to 2, then both to 16.
 type Vary struct {
 	Key    string   `json:"key"`
 	Values []string `json:"values"`
 }
 
-// ParseVary parses "key=v1,v2,...". Commas inside brackets, braces or
-// quotes do not split, so array and table values can be varied too
-// (workload.grid=[2,2],[4,4]).
+// linkSep separates linked keys, and their values.
+const linkSep = "|"
+
+// Keys returns the keys v sets: its key, or its linked keys.
+func (v Vary) Keys() []string { return strings.Split(v.Key, linkSep) }
+
+// settings returns the settings of v's value val, one per key.
+func (v Vary) settings(val string) []Setting {
+	keys := v.Keys()
+	if len(keys) == 1 {
+		return []Setting{{v.Key, val}}
+	}
+	vals := splitTop(val, '|')
+	out := make([]Setting, len(keys))
+	for i, k := range keys {
+		out[i] = Setting{k, vals[min(i, len(vals)-1)]}
+	}
+	return out
+}
+
+// overlaps reports whether v and w vary a key in common.
+func (v Vary) overlaps(w Vary) bool {
+	return slices.ContainsFunc(v.Keys(), func(k string) bool { return slices.Contains(w.Keys(), k) })
+}
+
+// ParseVary parses "key=v1,v2,..." or linked keys "k1|k2=a1|a2,b1|b2".
+// Commas and bars inside brackets, braces or quotes do not split, so array
+// and table values can be varied too (workload.grid=[2,2],[4,4]).
 func ParseVary(text string) (Vary, error) {
 	v, err := parseVary(text)
 	if err != nil {
@@ -43,29 +74,26 @@ func parseVary(text string) (Vary, error) {
 	if !ok || key == "" {
 		return Vary{}, errors.New("want key=v1,v2,... such as cluster.nodes=64,128")
 	}
-	v := Vary{Key: key}
-	depth, quote, start := 0, rune(0), 0
-	flush := func(end int) {
-		v.Values = append(v.Values, strings.TrimSpace(vals[start:end]))
-		start = end + 1
-	}
-	for i, c := range vals {
+	keys := strings.Split(key, linkSep)
+	for i, k := range keys {
+		keys[i] = strings.TrimSpace(k)
 		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			flush(i)
+		case keys[i] == "":
+			return Vary{}, fmt.Errorf("empty key in %q", key)
+		case len(keys) > 1 && (keys[i] == ProtocolKey || keys[i] == "protocol.kind"):
+			return Vary{}, fmt.Errorf("%s cannot be linked: protocols are compared across its values, so vary it apart", keys[i])
+		case slices.Contains(keys[:i], keys[i]):
+			return Vary{}, fmt.Errorf("key %s linked twice", keys[i])
 		}
 	}
-	flush(len(vals))
+	v := Vary{Key: strings.Join(keys, linkSep)}
+	for _, x := range splitTop(vals, ',') {
+		x = strings.TrimSpace(x)
+		if n := len(splitTop(x, '|')); len(keys) > 1 && n != 1 && n != len(keys) {
+			return Vary{}, fmt.Errorf("value %q has %d parts for %d linked keys: give one part, or one per key", x, n, len(keys))
+		}
+		v.Values = append(v.Values, x)
+	}
 	seen := map[string]bool{}
 	for _, x := range v.Values {
 		if x == "" {
@@ -77,6 +105,31 @@ func parseVary(text string) (Vary, error) {
 		seen[x] = true
 	}
 	return v, nil
+}
+
+// splitTop splits s at each sep outside brackets, braces and quotes, and
+// trims the parts.
+func splitTop(s string, sep rune) []string {
+	var out []string
+	depth, quote, start := 0, rune(0), 0
+	for i, c := range s {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == sep && depth == 0:
+			out = append(out, strings.TrimSpace(s[start:i]))
+			start = i + 1
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
 }
 
 // String returns the vary in the form ParseVary reads.
@@ -111,13 +164,24 @@ func Product(varies []Vary) [][]Setting {
 		next := make([][]Setting, 0, len(out)*len(v.Values))
 		for _, prefix := range out {
 			for _, val := range v.Values {
-				p := append(append([]Setting(nil), prefix...), Setting{v.Key, val})
+				p := append(append([]Setting(nil), prefix...), v.settings(val)...)
 				next = append(next, p)
 			}
 		}
 		out = next
 	}
 	return out
+}
+
+// withValue returns the settings of the point where varies[k] takes value
+// val and the other varies the settings others (one of Product of varies
+// without varies[k]).
+func withValue(varies []Vary, k int, others []Setting, val string) []Setting {
+	at := 0
+	for _, v := range varies[:k] {
+		at += len(v.Keys())
+	}
+	return slices.Insert(slices.Clone(others), at, varies[k].settings(val)...)
 }
 
 // PointIDs returns the IDs of the points of varies, in sweep order.
@@ -265,13 +329,15 @@ func effectiveVaries(base *scenarios.Scenario, cli []Vary) ([]Vary, map[string]i
 		if err != nil {
 			return nil, nil, varyEntryErr(base, i, "%q: %v", text, err)
 		}
-		if slices.ContainsFunc(out, func(x Vary) bool { return x.Key == v.Key }) {
+		if slices.ContainsFunc(out, v.overlaps) {
 			return nil, nil, varyEntryErr(base, i, "%s is varied twice", v.Key)
 		}
 		if j := slices.IndexFunc(cli, func(x Vary) bool { return x.Key == v.Key }); j >= 0 {
 			v = cli[j] // the command line replaces the file's values
 		} else {
-			fileVary[v.Key] = i
+			for _, k := range v.Keys() {
+				fileVary[k] = i
+			}
 		}
 		out = append(out, v)
 	}
@@ -283,7 +349,7 @@ func effectiveVaries(base *scenarios.Scenario, cli []Vary) ([]Vary, map[string]i
 			return nil, nil, fmt.Errorf("--vary %s: the scenario has no [[protocols]] entries to choose from (vary protocol.kind instead)", v)
 		}
 		if !slices.ContainsFunc(base.Sweep.Vary, func(t string) bool { x, _ := ParseVary(t); return x.Key == v.Key }) {
-			if slices.ContainsFunc(out, func(x Vary) bool { return x.Key == v.Key }) {
+			if slices.ContainsFunc(out, v.overlaps) {
 				return nil, nil, fmt.Errorf("--vary %s: key varied twice", v.Key)
 			}
 			if v.Key == ProtocolKey {

@@ -31,6 +31,15 @@ func TestParseVary(t *testing.T) {
 		{in: "cluster.nodes=1,,2", err: "empty value"},
 		{in: "cluster.nodes=", err: "empty value"},
 		{in: "cluster.nodes=1,2,1", err: "given twice"},
+		// linked keys
+		{in: "cluster.nodes | workload.tiles = 1|[1,1], 2|[1,2]", key: "cluster.nodes|workload.tiles", vals: []string{"1|[1,1]", "2|[1,2]"}},
+		{in: "workload.width|workload.height=2,16", key: "workload.width|workload.height", vals: []string{"2", "16"}},
+		{in: `a|b="x|y",'p|q'`, key: "a|b", vals: []string{`"x|y"`, `'p|q'`}},
+		{in: "a|b=1|2|3", err: `value "1|2|3" has 3 parts for 2 linked keys`},
+		{in: "a||b=1", err: `empty key in "a||b"`},
+		{in: "a|a=1", err: "key a linked twice"},
+		{in: "protocol|seed=x|1", err: "protocol cannot be linked"},
+		{in: "seed|protocol.kind=1|cpr", err: "protocol.kind cannot be linked"},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
@@ -60,6 +69,11 @@ func TestProductOrder(t *testing.T) {
 			[]string{"a=2;b=x", "a=2;b=y", "a=2;b=z", "a=1;b=x", "a=1;b=y", "a=1;b=z"}},
 		{[]Vary{{"a", []string{"1"}}, {"b", []string{"x", "y"}}, {"c", []string{"p", "q"}}},
 			[]string{"a=1;b=x;c=p", "a=1;b=x;c=q", "a=1;b=y;c=p", "a=1;b=y;c=q"}},
+		// linked keys take their values together, one part each or the same
+		{[]Vary{{"a|b", []string{"1|x", "2|y"}}, {"c", []string{"p", "q"}}},
+			[]string{"a=1;b=x;c=p", "a=1;b=x;c=q", "a=2;b=y;c=p", "a=2;b=y;c=q"}},
+		{[]Vary{{"c", []string{"p"}}, {"a|b", []string{"[1|2]", "3"}}},
+			[]string{"c=p;a=[1|2];b=[1|2]", "c=p;a=3;b=3"}},
 	}
 	for _, c := range cases {
 		if got := PointIDs(c.varies); !slices.Equal(got, c.want) {
@@ -110,6 +124,7 @@ func TestNewSweep(t *testing.T) {
 		{[]Vary{{"cluster.nodes", []string{"2", "-1"}}}, 1, "cluster.nodes"},
 		{[]Vary{{"cluster.nodes", []string{"0"}}}, 1, "cluster.nodes"},
 		{[]Vary{{"cluster.nodes", []string{"1"}}, {"cluster.nodes", []string{"2"}}}, 1, "varied twice"},
+		{[]Vary{{"cluster.nodes|seed", []string{"1"}}, {"cluster.nodes", []string{"2"}}}, 1, "varied twice"},
 		{nil, 0, "reps"},
 	}
 	for _, c := range bad {
@@ -159,6 +174,11 @@ func TestSweepVaryErrorsLocated(t *testing.T) {
 		// found when the point is prepared, not when the sweep is built
 		{`"seed=1", "workload.width=32,0"`, nil, at(1, "workload.width=0: workload.width and height must be")},
 		{`"cluster.nodes=2"`, []Vary{{"cluster.nodes", []string{"-1"}}}, "sweep point cluster.nodes=-1: --set cluster.nodes: must be ≥ 1"},
+		// each linked key is located at its entry
+		{`"seed=1", "cluster.nodes|workload.width=2|32,4|0"`, nil, at(1, "workload.width=0: workload.width and height must be")},
+		{`"seed|cluster.nodes=1|2,2|-1"`, nil, at(0, "cluster.nodes=-1: must be ≥ 1, got -1")},
+		{`"seed|cluster.nodes=1|2", "cluster.nodes=4"`, nil, at(1, "cluster.nodes is varied twice")},
+		{`"seed|cluster.nodes=1|2"`, []Vary{{"cluster.nodes", []string{"4"}}}, "--vary cluster.nodes: key varied twice"},
 	} {
 		t.Run(c.vary, func(t *testing.T) {
 			s, err := scenarios.Parse("v.toml", []byte(small+"[sweep]\nvary = ["+c.vary+"]\n"), []string{"reps=1"})

@@ -163,29 +163,34 @@ func sweepFigures(res *experiment.Results) []figure {
 	}
 	var figs []figure
 	for _, v := range res.Meta.Varies {
-		if v.Key == "protocol.kind" || v.Key == experiment.ProtocolKey || len(v.Values) < 2 || !numericValues(v) {
+		// linked keys are drawn along the first one (cluster.nodes of a
+		// weak-scaling sweep)
+		keys := v.Keys()
+		if v.Key == "protocol.kind" || v.Key == experiment.ProtocolKey || len(v.Values) < 2 || !numericValues(keys[0], sums) {
 			continue
 		}
-		for _, sl := range slicesAlong(sums, infos, v.Key) {
-			figs = append(figs, figuresAlong(v.Key, sl)...)
+		for _, sl := range slicesAlong(sums, infos, keys) {
+			figs = append(figs, figuresAlong(keys[0], len(keys) > 1, sl)...)
 		}
 	}
 	return figs
 }
 
-// slicesAlong groups the summaries by the settings other than key and
-// protocol.kind, in sweep order.
-func slicesAlong(sums []experiment.PointSummary, infos map[string]*experiment.PointInfo, key string) []slice {
+// slicesAlong groups the summaries by the settings other than keys and
+// protocol.kind, in sweep order, with keys[0] on the x axis.
+func slicesAlong(sums []experiment.PointSummary, infos map[string]*experiment.PointInfo, keys []string) []slice {
+	key := keys[0]
 	var out []slice
 	idx := map[string]int{}
 	for _, s := range sums {
 		var rest []experiment.Setting
 		x := math.NaN()
 		for _, st := range s.Settings {
-			switch st.Key {
-			case key:
+			switch {
+			case st.Key == key:
 				x, _ = numericValue(st.Value)
-			case "protocol.kind", experiment.ProtocolKey: // one series per protocol
+			case st.Key == "protocol.kind" || st.Key == experiment.ProtocolKey: // one series per protocol
+			case slices.Contains(keys, st.Key): // linked to key
 			default:
 				rest = append(rest, st)
 			}
@@ -206,11 +211,14 @@ func slicesAlong(sums []experiment.PointSummary, infos map[string]*experiment.Po
 	return out
 }
 
-// numericValues reports whether every value of v reads as a number.
-func numericValues(v experiment.Vary) bool {
-	for _, x := range v.Values {
-		if _, ok := numericValue(x); !ok {
-			return false
+// numericValues reports whether every value key takes in sums reads as a
+// number.
+func numericValues(key string, sums []experiment.PointSummary) bool {
+	for _, s := range sums {
+		for _, st := range s.Settings {
+			if _, ok := numericValue(st.Value); st.Key == key && !ok {
+				return false
+			}
 		}
 	}
 	return true
@@ -247,8 +255,11 @@ func exact(x float64) plots.Estimate {
 	return plots.Estimate{Mean: x, Low: math.NaN(), High: math.NaN()}
 }
 
-// figuresAlong returns the figures of one slice with key on the x axis.
-func figuresAlong(key string, sl slice) []figure {
+// figuresAlong returns the figures of one slice with key on the x axis;
+// linked says other keys change with it. Then the makespan is drawn too,
+// whatever the key: a weak-scaling sweep (cluster.nodes linked to the
+// problem's size) reads there, its speedup figure assuming one problem.
+func figuresAlong(key string, linked bool, sl slice) []figure {
 	var out []figure
 	add := func(name string, c *plots.LineChart) {
 		if len(c.Series) == 0 {
@@ -290,6 +301,9 @@ func figuresAlong(key string, sl slice) []figure {
 	}
 	overhead := func(p slicePoint) (plots.Estimate, bool) { return exact(p.sum.Overhead), p.sum.Runs > 0 }
 	makespan := func(p slicePoint) (plots.Estimate, bool) { return est(p.sum.Makespan), p.sum.Makespan.N > 0 }
+	makespanVsKey := func() {
+		add("makespan-vs-"+key, plots.Chart("Makespan vs "+key, key, "makespan (s)", collect(makespan)))
+	}
 	switch {
 	case key == "cluster.nodes":
 		add("overhead-vs-nodes", plots.OverheadVsNodes(collect(overhead)))
@@ -338,8 +352,12 @@ func figuresAlong(key string, sl slice) []figure {
 		}
 		add("overhead-vs-comm-ratio_"+key, plots.OverheadVsCommRatio(pts))
 	default:
-		add("makespan-vs-"+key, plots.Chart("Makespan vs "+key, key, "makespan (s)", collect(makespan)))
+		makespanVsKey()
 		add("overhead-vs-"+key, plots.OverheadVs(key, collect(overhead)))
+		return out
+	}
+	if linked {
+		makespanVsKey()
 	}
 	return out
 }

@@ -47,7 +47,10 @@ are compared pairwise with small variance.
 The scenario's own [sweep] vary list and its [[protocols]] entries (key
 "protocol", one point per entry) are swept too; a --vary of a key the file
 varies replaces the file's values. Any scenario key can be varied,
-protocol.kind included; values are written as --set takes them. Points are
+protocol.kind included; values are written as --set takes them. Linked keys,
+k1|k2=a1|a2,b1|b2, take their values together instead of forming a product
+(a weak-scaling sweep: cluster.nodes|workload.nx=64|400,512|800; a value
+without | goes to every linked key). Points are
 ordered as the keys and values were given, the first key outermost. All runs
 share one pool of workers; points that differ only in their protocol share
 one workload and one fault-free baseline.
@@ -68,6 +71,7 @@ Slurm job array (--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) or a
 Kubernetes Indexed Job; 'ftsim merge' then combines the shards' directories.`,
 		Example: `  ftsim sweep my.toml --vary protocol.kind=none,cpr --vary cluster.nodes=64,128,256 --reps 20 --out results
   ftsim sweep my.toml --vary failures.node_mtbf=1y,5y,25y --vary protocol.kind=none,cpr --out mtbf --plots
+  ftsim sweep my.toml --vary 'cluster.nodes|workload.nx=64|400,512|800' --vary protocol.kind=none,cpr --out weak
   ftsim sweep my.toml --vary cluster.nodes=1024,4096 --reps 50 --out part3 --shard 3/16
   ftsim sweep my.toml --vary cluster.nodes=1024,4096 --reps 50 --out results --resume`,
 		Args: cobra.MaximumNArgs(1),
@@ -80,7 +84,7 @@ Kubernetes Indexed Job; 'ftsim merge' then combines the shards' directories.`,
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&o.varies, "vary", nil, "vary a scenario key: dotted.key=v1,v2,... (repeatable; the product of all is swept)")
+	f.StringArrayVar(&o.varies, "vary", nil, "vary a scenario key: dotted.key=v1,v2,... (repeatable; the product of all is swept); k1|k2=a1|a2,b1|b2 links keys")
 	f.StringArrayVar(&o.sets, "set", nil, "override a scenario key at every point: dotted.key=value")
 	f.IntVar(&o.reps, "reps", 0, "replications per point (default: the scenario's)")
 	f.StringVar(&o.out, "out", "", "result store directory (runs.csv, runs.jsonl, meta.json, points.jsonl)")

@@ -241,6 +241,9 @@ func TestPlotFigureKinds(t *testing.T) {
 			"recovery-vs-objects_cluster.nodes=1.png", "recovery-vs-objects_cluster.nodes=2.png"}},
 		{"group mtbf", tinyFailing, []string{"failures.group_size=2", "failures.group_mtbf=0,40s,400s"}, []string{"makespan-vs-group-mtbf_failures.group_size=2.png"}},
 		{"heartbeat timeout", tinyFailing, []string{"detection.timeout=12ms,30ms"}, []string{"makespan-vs-timeout.png"}},
+		// linked keys are drawn along the first, in one figure each, with
+		// the makespan (a weak-scaling sweep's figure)
+		{"linked", tinyFailing, []string{"cluster.nodes|cluster.spares=1|1,2|2"}, []string{"overhead-vs-nodes.png", "speedup.png", "makespan-vs-cluster.nodes.png"}},
 		{"nothing numeric", tinyFailing, []string{"protocol.kind=none,cpr"}, nil},
 	}
 	for _, c := range cases {
