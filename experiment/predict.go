@@ -317,8 +317,13 @@ func (p *Point) dpsPredictions() []Prediction {
 		return nil
 	}
 	inputs := fmt.Sprintf("ρ=%.3g, B=%.4g bytes/node (duplicates, checkpoints, headers)", m.CommCompRatio, m.DuplicateBytesPerIteration)
+	formula := "max(T_comp + B·c_b, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1"
+	if m.CPUPerMessage > 0 {
+		formula = "max(T_comp + B·c_b + N·c_m, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1"
+		inputs += fmt.Sprintf(", N=%.4g messages/node, c_m=%.3g s", m.DuplicatesPerIteration, m.CPUPerMessage)
+	}
 	out := []Prediction{{Name: "DPS fault-free overhead (Gerlach–Hersch §7)", Value: 100 * o, Unit: "%",
-		Formula: "max(T_comp + B·c_b, ρT_comp + B/BW)/max(T_comp, ρT_comp) − 1", Inputs: inputs}}
+		Formula: formula, Inputs: inputs}}
 	if PlatformMTBF(s) <= 0 {
 		// without failures the fault-free time is the makespan
 		out = append(out, Prediction{Name: "DPS fault-free time (Gerlach–Hersch §7)", Value: T * (1 + o), Unit: "s",
