@@ -53,6 +53,10 @@ func TestParseVary(t *testing.T) {
 			if err != nil || v.Key != c.key || !slices.Equal(v.Values, c.vals) {
 				t.Fatalf("got %+v, %v; want %s %q", v, err, c.key, c.vals)
 			}
+			// String is what error messages quote: the form ParseVary reads
+			if w, err := ParseVary(v.String()); err != nil || w.Key != v.Key || !slices.Equal(w.Values, v.Values) {
+				t.Fatalf("%q reads back as %+v, %v", v.String(), w, err)
+			}
 		})
 	}
 }
