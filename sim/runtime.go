@@ -19,8 +19,10 @@ type Runtime struct {
 	wl    Workload
 	proto Protocol
 	// layerCPU is the protocol's own CPU time per application message at
-	// each end (SetLayerCPU).
+	// each end (SetLayerCPU); freeMsgs says an application message costs
+	// no CPU at all, the common case, checked inline on every send.
 	layerCPU Time
+	freeMsgs bool
 
 	links []link // the per-message part of each node, apart (see link)
 	nodes []node
@@ -106,7 +108,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p}
+	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p, freeMsgs: cfg.CPULoad == 0 && cfg.MessageCPU == 0}
 	rt.eng.SetStallLimit(cmp.Or(cfg.StallEvents, DefaultStallEvents))
 	rt.ctx.rt = rt
 	e := rt.eng
@@ -325,11 +327,21 @@ func (rt *Runtime) MessageCPU(size int64) Time {
 // end, on top of MessageCPU: the cost of the protocol's message-passing layer
 // (MPI/FT's middleware intercepts every send and receive). A protocol calls
 // it from Init; d is at least 0 and under MaxDuration.
-func (rt *Runtime) SetLayerCPU(d Time) { rt.layerCPU = d }
+func (rt *Runtime) SetLayerCPU(d Time) {
+	rt.layerCPU = d
+	rt.freeMsgs = rt.cfg.CPULoad == 0 && rt.cfg.MessageCPU == 0 && d == 0
+}
 
 // appMessageCPU is the CPU time an application message of size bytes costs
 // at each end: MessageCPU and the protocol layer's.
 func (rt *Runtime) appMessageCPU(size int64) Time {
+	if rt.freeMsgs {
+		return 0
+	}
+	return rt.paidMessageCPU(size)
+}
+
+func (rt *Runtime) paidMessageCPU(size int64) Time {
 	d := rt.MessageCPU(size)
 	if rt.layerCPU > 0 {
 		// both are at most MaxDuration: their sum cannot wrap
