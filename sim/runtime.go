@@ -341,6 +341,8 @@ func (rt *Runtime) appMessageCPU(size int64) Time {
 	return rt.paidMessageCPU(size)
 }
 
+// paidMessageCPU is appMessageCPU when messages cost CPU, kept apart so that
+// the check above inlines.
 func (rt *Runtime) paidMessageCPU(size int64) Time {
 	d := rt.MessageCPU(size)
 	if rt.layerCPU > 0 {
