@@ -33,19 +33,25 @@ func TestNetworkTiming(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rt.Run()
-			if !res.Finished {
-				t.Fatal("did not finish")
-			}
-			if len(log) != len(tc.want) {
-				t.Fatalf("got %d arrivals, want %d", len(log), len(tc.want))
-			}
-			for i, w := range tc.want {
-				if log[i].at != w {
-					t.Errorf("arrival %d at %d ns, want %d ns", i, log[i].at, w)
-				}
-			}
+			checkHandled(t, rt, &log, tc.want)
 		})
+	}
+}
+
+// checkHandled runs rt to its end and checks that its receiving handlers,
+// which append to *log, saw their messages at the times want, in order.
+func checkHandled(t *testing.T, rt *Runtime, log *[]recv, want []Time) {
+	t.Helper()
+	if res := rt.Run(); !res.Finished {
+		t.Fatal("did not finish")
+	}
+	if len(*log) != len(want) {
+		t.Fatalf("%d messages handled, want %d", len(*log), len(want))
+	}
+	for i, w := range want {
+		if at := (*log)[i].at; at != w {
+			t.Errorf("message %d handled at %d ns, want %d ns", i, at, w)
+		}
 	}
 }
 
@@ -143,17 +149,7 @@ func TestCommunicationCPUCost(t *testing.T) {
 				t.Fatal(err)
 			}
 			rt.SetLayerCPU(tc.layer)
-			if res := rt.Run(); !res.Finished {
-				t.Fatal("did not finish")
-			}
-			if len(log) != len(tc.want) {
-				t.Fatalf("%d messages handled, want %d", len(log), len(tc.want))
-			}
-			for i, w := range tc.want {
-				if log[i].at != w {
-					t.Errorf("message %d used at %d ns, want %d ns", i, log[i].at, w)
-				}
-			}
+			checkHandled(t, rt, &log, tc.want)
 		})
 	}
 }
