@@ -89,8 +89,13 @@ func parseVary(text string) (Vary, error) {
 	v := Vary{Key: strings.Join(keys, linkSep)}
 	for _, x := range splitTop(vals, ',') {
 		x = strings.TrimSpace(x)
-		if n := len(splitTop(x, '|')); len(keys) > 1 && n != 1 && n != len(keys) {
-			return Vary{}, fmt.Errorf("value %q has %d parts for %d linked keys: give one part, or one per key", x, n, len(keys))
+		if parts := splitTop(x, '|'); len(keys) > 1 {
+			if n := len(parts); n != 1 && n != len(keys) {
+				return Vary{}, fmt.Errorf("value %q has %d parts for %d linked keys: give one part, or one per key", x, n, len(keys))
+			}
+			if slices.Contains(parts, "") {
+				return Vary{}, fmt.Errorf("value %q has an empty part", x)
+			}
 		}
 		v.Values = append(v.Values, x)
 	}

@@ -36,6 +36,7 @@ func TestParseVary(t *testing.T) {
 		{in: "workload.width|workload.height=2,16", key: "workload.width|workload.height", vals: []string{"2", "16"}},
 		{in: `a|b="x|y",'p|q'`, key: "a|b", vals: []string{`"x|y"`, `'p|q'`}},
 		{in: "a|b=1|2|3", err: `value "1|2|3" has 3 parts for 2 linked keys`},
+		{in: "a|b=1|", err: `value "1|" has an empty part`},
 		{in: "a||b=1", err: `empty key in "a||b"`},
 		{in: "a|a=1", err: "key a linked twice"},
 		{in: "protocol|seed=x|1", err: "protocol cannot be linked"},
