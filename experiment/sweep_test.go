@@ -23,6 +23,33 @@ func smallScenario(t *testing.T, overrides ...string) *scenarios.Scenario {
 	return s
 }
 
+// runEmbedded runs the sweep of embedded scenario name with overrides, one
+// replication per point, checking that every run finished with the
+// reference answer, and returns the runs by point.
+func runEmbedded(t *testing.T, name string, overrides ...string) map[string]Record {
+	t.Helper()
+	s, _, err := scenarios.LoadEmbedded(name, overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := NewSweep(s, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Record{}
+	err = sw.Run(context.Background(), RunOptions{Workers: 2}, func(r SweepRecord) error {
+		if !r.Finished || !r.DigestOK {
+			t.Errorf("%s: finished %v, answer ok %v (%s)", r.Point, r.Finished, r.DigestOK, r.Note)
+		}
+		got[r.Point] = r.Record
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func TestNewSweep(t *testing.T) {
 	base := smallScenario(t)
 	// protocol.period comes first but must survive protocol.kind=cpr, which

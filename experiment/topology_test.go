@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -65,24 +64,9 @@ func TestTopologies(t *testing.T) {
 // after their copy, once the step's halos are through) and multiplies that of
 // DPS, whose duplicates cross leaves with the halos.
 func TestFatTreeScenario(t *testing.T) {
-	s, _, err := scenarios.LoadEmbedded("fat-tree", []string{"workload.iterations=60", "reps=1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sw, err := NewSweep(s, nil, s.Reps)
-	if err != nil {
-		t.Fatal(err)
-	}
 	overhead := map[string]float64{} // by point
-	err = sw.Run(context.Background(), RunOptions{Workers: 2}, func(r SweepRecord) error {
-		if !r.Finished || !r.DigestOK {
-			t.Errorf("%s: finished %v, answer ok %v", r.Point, r.Finished, r.DigestOK)
-		}
-		overhead[r.Point] = r.Overhead
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for id, r := range runEmbedded(t, "fat-tree", "workload.iterations=60", "reps=1") {
+		overhead[id] = r.Overhead
 	}
 	at := func(proto string, over int) float64 {
 		o, ok := overhead[fmt.Sprintf("protocol=%s;network.oversubscription=%d", proto, over)]

@@ -81,9 +81,17 @@ func parseVary(text string) (Vary, error) {
 		}
 	}
 	v := Vary{Key: strings.Join(keys, linkSep)}
+	seen := map[string]bool{}
 	for _, x := range splitTop(vals, ',') {
-		x = strings.TrimSpace(x)
-		if parts := splitTop(x, '|'); len(keys) > 1 {
+		switch {
+		case x == "":
+			return Vary{}, errors.New("empty value")
+		case seen[x]:
+			return Vary{}, fmt.Errorf("value %q given twice", x)
+		}
+		seen[x] = true
+		if len(keys) > 1 {
+			parts := splitTop(x, '|')
 			if n := len(parts); n != 1 && n != len(keys) {
 				return Vary{}, fmt.Errorf("value %q has %d parts for %d linked keys: give one part, or one per key", x, n, len(keys))
 			}
@@ -92,16 +100,6 @@ func parseVary(text string) (Vary, error) {
 			}
 		}
 		v.Values = append(v.Values, x)
-	}
-	seen := map[string]bool{}
-	for _, x := range v.Values {
-		if x == "" {
-			return Vary{}, errors.New("empty value")
-		}
-		if seen[x] {
-			return Vary{}, fmt.Errorf("value %q given twice", x)
-		}
-		seen[x] = true
 	}
 	return v, nil
 }

@@ -108,7 +108,8 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p, freeMsgs: cfg.CPULoad == 0 && cfg.MessageCPU == 0}
+	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p}
+	rt.SetLayerCPU(0) // none until the protocol's Init sets one; sets freeMsgs
 	rt.eng.SetStallLimit(cmp.Or(cfg.StallEvents, DefaultStallEvents))
 	rt.ctx.rt = rt
 	e := rt.eng
