@@ -27,7 +27,7 @@ func WorkloadKinds() []string {
 
 // ProtocolKinds lists the protocols a scenario can name.
 func ProtocolKinds() []string {
-	return []string{"none", "cpr", "mlog", "dps", "mpift-ia", "abft"}
+	return []string{"none", "cpr", "mlog", "dps", "mpift-ia", "abft", "replication"}
 }
 
 // buildWorkload decodes the [workload] section and builds the workload for
@@ -121,6 +121,8 @@ func buildProtocol(s *scenarios.Scenario) (protocolMaker, error) {
 		return buildDPS(s)
 	case "mlog":
 		return buildMlog(s)
+	case "replication":
+		return buildReplication(s)
 	case "mpift-ia":
 		var p struct{}
 		if err := sec.Decode(&p); err != nil {

@@ -56,6 +56,10 @@ func domainCaveat(s *scenarios.Scenario) string {
 	if d.domains == 0 {
 		return ""
 	}
+	if d.key == "" {
+		return fmt.Sprintf("replication: node %d and node %d, which holds the other replica of its objects, are in one failure domain of %d nodes; that domain's failure restarts the run from scratch",
+			d.first, (d.first+d.offset)%s.Cluster.Nodes, s.Failures.GroupSize)
+	}
 	return fmt.Sprintf("%s: node %d and every node that holds its copies (protocol.%s = %d) are in one failure domain of %d nodes; that domain's failure restarts the run from scratch",
 		s.Protocol.Kind(), d.first, d.key, d.offset, s.Failures.GroupSize)
 }
@@ -63,7 +67,7 @@ func domainCaveat(s *scenarios.Scenario) string {
 // domainLoss describes the failure domains that hold a node with every node
 // that keeps its copies (the protocol's key and offset placing them).
 type domainLoss struct {
-	key     string
+	key     string // "" for replication, whose offset is N/2
 	offset  int
 	first   int // the first such node
 	domains int // how many domains hold one; 0 when none does
@@ -106,6 +110,8 @@ func sharedDomains(s *scenarios.Scenario) domainLoss {
 			return domainLoss{}
 		}
 		d.key, d.offset, copies = "backup_offset", max(cfg.Offset, 1), min(cfg.Backups, n-1)
+	case "replication":
+		d.key, d.offset = "", n/2 // no key: replica B is half the nodes further
 	default:
 		return domainLoss{}
 	}

@@ -10,6 +10,8 @@ import (
 	"ftsim/models/cpr"
 	"ftsim/models/dps"
 	"ftsim/models/mlog"
+	"ftsim/models/replication"
+	"ftsim/sim"
 )
 
 // Prediction is one closed-form figure for a scenario, with the formula and the
@@ -155,6 +157,8 @@ func (p *Point) Predictions() []Prediction {
 		}
 	case "cpr":
 		p.cprPredictions(ps, restart)
+	case "replication":
+		p.replicationPredictions(ps)
 	}
 	if ps.run.weibull {
 		if ps.horizonOf == "" {
@@ -330,4 +334,20 @@ func (p *Point) dpsPredictions() []Prediction {
 			Formula: "T(1 + overhead)", Inputs: inputs, Makespan: true})
 	}
 	return out
+}
+
+// replicationPredictions are Casanova et al.'s mean number of failures to
+// interruption of the b = N/2 node pairs and the mean time to the first
+// interruption, which assume independent exponential node failures and an
+// even number of nodes (node k pairs with node k+N/2).
+func (p *Point) replicationPredictions(ps *predictions) {
+	s := p.Scenario
+	n := s.Cluster.Nodes
+	if s.Failures.Distribution != "exponential" || s.Failures.GroupMTBF > 0 || FalseSuspicionRate(s) > 0 || n%2 != 0 {
+		return
+	}
+	b := n / 2
+	inputs := fmt.Sprintf("b=N/2=%d node pairs", b)
+	ps.add("failures to interruption MNFTI", replication.MNFTI(b), "failures", "1 + 4^b/C(2b,b) (Casanova et al.), dead nodes' included", inputs, false)
+	ps.add("mean time to interruption", replication.MTTI(sim.Time(s.Failures.NodeMTBF), b).Seconds(), "s", "node MTBF·MNFTI/(2b)", inputs, false)
 }

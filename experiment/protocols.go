@@ -7,6 +7,7 @@ import (
 	"ftsim/models/cpr"
 	"ftsim/models/dps"
 	"ftsim/models/mlog"
+	"ftsim/models/replication"
 	"ftsim/scenarios"
 	"ftsim/sim"
 )
@@ -392,4 +393,41 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 		return mlog.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return cfg, nil
+}
+
+// replicationParams are the [protocol] keys of kind "replication".
+type replicationParams struct {
+	HeaderBytes int64 `toml:"header_bytes"` // the sequence number on every message
+}
+
+// replicationConfig decodes and checks the [protocol] keys of kind
+// "replication".
+func replicationConfig(s *scenarios.Scenario) (replication.Config, error) {
+	sec := s.Protocol
+	var p replicationParams
+	if err := sec.Decode(&p); err != nil {
+		return replication.Config{}, err
+	}
+	switch k := s.Workload.Kind(); k {
+	case "pida", "farm":
+		// the first-copy rule needs both replicas of a sender to send the
+		// same k-th message on an edge (replication's package comment)
+		return replication.Config{}, sec.Errorf("kind", "replication runs deterministic objects twice, and %s's objects answer concurrent messages in their arrival order, so the two replicas of an object would diverge: use life, stencil, dp or synthetic", k)
+	}
+	if s.Cluster.Nodes < 2 {
+		return replication.Config{}, sec.Errorf("kind", "replication puts the two replicas of an object on different nodes: cluster.nodes must be at least 2, not %d", s.Cluster.Nodes)
+	}
+	cfg := replication.Config{HeaderBytes: p.HeaderBytes}
+	if _, err := replication.New(cfg); err != nil {
+		return replication.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
+	}
+	return cfg, nil
+}
+
+func buildReplication(s *scenarios.Scenario) (protocolMaker, error) {
+	cfg, err := replicationConfig(s)
+	if err != nil {
+		return nil, err
+	}
+	return validMaker(cfg, replication.New), nil
 }

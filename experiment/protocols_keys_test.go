@@ -96,6 +96,16 @@ func TestProtocolKeyErrors(t *testing.T) {
 		{"mlog without the full log", []string{`kind = "mlog"`, "full_log = false"}, nil, ""},
 		{"mlog unknown restart", []string{`kind = "mlog"`, `restart = "slow"`}, nil, `keys.toml:11: protocol.restart: unknown restart "slow" (basic, fast)`},
 		{"mlog period 0", []string{`kind = "mlog"`, `period = "0s"`}, nil, "keys.toml:11: protocol.period: must be positive"},
+		// replication: deterministic objects, on two nodes at least
+		{"replication of a farm", []string{`kind = "replication"`}, []string{"workload.kind=farm"},
+			"keys.toml:10: protocol.kind: replication runs deterministic objects twice, and farm's objects answer concurrent messages in their arrival order"},
+		{"replication of pida", []string{`kind = "replication"`}, []string{`workload.kind="pida"`}, "keys.toml:10: protocol.kind: replication runs deterministic objects twice, and pida's"},
+		{"replication on one node", []string{`kind = "replication"`}, []string{"cluster.nodes=1"},
+			"keys.toml:10: protocol.kind: replication puts the two replicas of an object on different nodes: cluster.nodes must be at least 2, not 1"},
+		{"replication header negative", []string{`kind = "replication"`, "header_bytes = -8"}, nil,
+			"keys.toml:11: protocol.header_bytes: must be ≥ 0, got -8"},
+		{"replication unknown key", []string{`kind = "replication"`, "repair = true"}, nil, `keys.toml:11: unknown key "protocol.repair"`},
+		{"replication", []string{`kind = "replication"`, "header_bytes = 8"}, []string{"cluster.nodes=5"}, ""},
 		// periods a run adds to its clock: under 100 years (sim.CheckDelay)
 		{"cpr period of a century", []string{`kind = "cpr"`, `period = "100y"`}, nil,
 			"keys.toml:11: protocol.period: must be ≥ 0 and under 100 years, got 100 years"},

@@ -65,7 +65,8 @@ type searchProtocol struct {
 // searchProtocols are variants of every protocol: the tiers and a
 // multi-level schedule of cpr, one without draining; dps with one or two
 // backups and without checkpoints; mlog's two restarts; abft (pida and dp
-// only) on spares or on the survivors.
+// only) on spares or on the survivors; replication, with and without a
+// header.
 var searchProtocols = []searchProtocol{
 	{"none", nil, nil},
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, period}, nil},
@@ -79,7 +80,13 @@ var searchProtocols = []searchProtocol{
 	{"mlog", []string{`protocol.restart="basic"`, period}, nil},
 	{"abft", nil, []string{"pida", "dp"}},
 	{"abft", []string{"protocol.use_spares=false"}, []string{"pida", "dp"}},
+	{"replication", nil, replicatedWorkloads},
+	{"replication", []string{"protocol.header_bytes=8"}, replicatedWorkloads},
 }
+
+// replicatedWorkloads are the workloads replication accepts: those whose
+// objects do not answer concurrent messages in their arrival order.
+var replicatedWorkloads = []string{"life", "stencil", "dp", "synthetic"}
 
 // period is the key that sets a protocol's period to the workload's
 // checkpoint period.

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"ftsim/scenarios"
@@ -30,7 +31,10 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 		if wk == "pida" && korfFile == "" {
 			continue
 		}
-		for _, pk := range []string{"none", "cpr", "dps", "mlog"} {
+		for _, pk := range []string{"none", "cpr", "dps", "mlog", "replication"} {
+			if pk == "replication" && !slices.Contains(replicatedWorkloads, wk) {
+				continue
+			}
 			t.Run(wk+"/"+pk, func(t *testing.T) {
 				over := []string{"workload.kind=" + wk, "protocol.kind=" + pk, "cluster.nodes=4", "cluster.spares=3",
 					"failures.distribution=scripted",

@@ -82,6 +82,7 @@ var (
 	vermillion = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
 	purple     = color.RGBA{0xcc, 0x79, 0xa7, 0xff}
 	grey       = color.RGBA{0x99, 0x99, 0x99, 0xff}
+	brown      = color.RGBA{0x8c, 0x56, 0x4b, 0xff} // outside the palette above, which had no colour left
 )
 
 // Style returns the colour and marker of a series name, the same in every
@@ -164,6 +165,8 @@ func fixedStyle(word string) (SeriesStyle, bool) {
 		return SeriesStyle{Color: green, Shape: draw.TriangleGlyph{}}, true
 	case "abft":
 		return SeriesStyle{Color: purple, Shape: draw.RingGlyph{}}, true
+	case "replication":
+		return SeriesStyle{Color: brown, Shape: draw.PlusGlyph{}}, true
 	case "fault-free":
 		return SeriesStyle{Color: grey, Shape: draw.SquareGlyph{}}, true
 	case "ideal":

@@ -60,7 +60,7 @@ func TestMakespanVsMTBFUnitWithoutPoints(t *testing.T) {
 // would take it for that protocol.
 func TestHashedStyleAvoidsProtocolColours(t *testing.T) {
 	fixed := map[string]bool{}
-	for _, p := range []string{"none", "cpr", "mlog", "dps", "abft", "fault-free", "ideal"} {
+	for _, p := range []string{"none", "cpr", "mlog", "dps", "abft", "replication", "fault-free", "ideal"} {
 		fixed[fmt.Sprint(Style(p).Color)] = true
 	}
 	for _, name := range []string{"ftpida", "every-100", "every-200", "every-500", "newproto", "a", "b", "c", "d", "e", "f", "g"} {

@@ -171,7 +171,7 @@ func TestStyle(t *testing.T) {
 		t.Fatal("cpr and its model curve are drawn differently")
 	}
 	seen := map[[4]uint8]string{}
-	for _, name := range []string{"none", "cpr", "mlog", "dps", "abft", "fault-free"} {
+	for _, name := range []string{"none", "cpr", "mlog", "dps", "abft", "replication", "fault-free"} {
 		c := Style(name).Color
 		k := [4]uint8{c.R, c.G, c.B, c.A}
 		if other, ok := seen[k]; ok {

@@ -46,6 +46,14 @@ type Workload interface {
 	Check(objs []Object) Outcome
 }
 
+// Placer is implemented by a workload that places its objects itself (the
+// replication protocol's puts the two replicas of an object on different
+// nodes). PlaceObjects fills place, one node per object, from the slots, given
+// the configured policy; PolicySlot is that policy.
+type Placer interface {
+	PlaceObjects(policy Placement, slots []NodeID, place []NodeID)
+}
+
 // AnswerHolder is implemented by a workload whose answer lives in some of its
 // objects only (the task farm's master). A run can complete while an object
 // whose progress counts for nothing (a farm worker) is lost: its node failed

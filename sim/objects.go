@@ -48,6 +48,15 @@ func (rt *Runtime) Object(id ObjID) Object {
 	return rt.objs[id].obj
 }
 
+// RefreshProgress records live object id's progress again, for an object
+// whose Progress depends on other objects (a replica reports its pair's): the
+// runtime otherwise reads it only when the object's own handlers end.
+func (rt *Runtime) RefreshProgress(id ObjID) {
+	if o := &rt.objs[id]; !o.lost && o.obj != nil {
+		rt.setProgress(id, o.obj.Progress())
+	}
+}
+
 // ObjectProgress is object id's progress as last reported (0 while lost).
 func (rt *Runtime) ObjectProgress(id ObjID) int64 { return rt.objs[id].progress }
 
@@ -77,21 +86,27 @@ func (rt *Runtime) ObjectsOn(n NodeID) []ObjID {
 	return s[:len(s):len(s)]
 }
 
-// Place maps every object onto the current slots with the configured policy.
-// It only changes placement; objects are moved by Restore or re-created.
+// Place maps every object onto the current slots with the configured policy
+// (or the workload's own, if it is a Placer). It only changes placement;
+// objects are moved by Restore or re-created.
 func (rt *Runtime) Place() {
-	n := len(rt.slots)
-	k := len(rt.objs)
-	for i := range rt.objs {
-		var s int
-		if rt.cfg.Placement == RoundRobin {
-			s = i % n
-		} else {
-			s = i * n / k
-		}
-		rt.place[i] = rt.slots[s]
-		rt.placeVer++
+	rt.placeVer++
+	if p, ok := rt.wl.(Placer); ok {
+		p.PlaceObjects(rt.cfg.Placement, rt.slots, rt.place)
+		return
 	}
+	for i := range rt.objs {
+		rt.place[i] = rt.slots[PolicySlot(rt.cfg.Placement, i, len(rt.objs), len(rt.slots))]
+	}
+}
+
+// PolicySlot is the slot, out of n, that placement policy p gives object i
+// of k.
+func PolicySlot(p Placement, i, k, n int) int {
+	if p == RoundRobin {
+		return i % n
+	}
+	return i * n / k
 }
 
 // SetNode places object id on node n without moving its state.

@@ -44,6 +44,13 @@ type Protocol interface {
 	OnFailure(f Failure)
 }
 
+// WorkloadWrapper is implemented by a protocol that runs the application
+// under a workload of its own built on the scenario's (replication runs every
+// object twice). New calls WrapWorkload once, before anything else.
+type WorkloadWrapper interface {
+	WrapWorkload(Workload) Workload
+}
+
 // Failure describes a detected node failure.
 //
 // Objects are the objects the failure lost that are still lost when it is

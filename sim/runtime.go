@@ -108,6 +108,9 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if w, ok := p.(WorkloadWrapper); ok {
+		wl = w.WrapWorkload(wl)
+	}
 	rt := &Runtime{eng: NewEngine(cfg.Seed), cfg: cfg, wl: wl, proto: p}
 	rt.SetLayerCPU(0) // none until the protocol's Init sets one; sets freeMsgs
 	rt.eng.SetStallLimit(cmp.Or(cfg.StallEvents, DefaultStallEvents))
