@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ftsim/models/cpr"
+	"ftsim/models/replication"
 )
 
 // Each protocol's closed-form figures appear with the inputs measured on
@@ -31,6 +32,7 @@ func TestPredictionsByProtocol(t *testing.T) {
 		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
 		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
 			[]string{"restart from scratch"}, "T_pf (Kabir §3.4.1, worst case)"},
+		{"replication", nil, []string{"failures to interruption MNFTI", "mean time to interruption"}, ""},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			s := smallScenario(t, append([]string{"protocol.kind=" + tc.kind}, tc.sets...)...)
@@ -83,6 +85,16 @@ func TestPredictionsByProtocol(t *testing.T) {
 				// the worst case with failures is longer than the fault-free run
 				if got := byName[tc.makespan].Value; got < p.FaultFree.Seconds() {
 					t.Errorf("T_pf = %g below the fault-free %g", got, p.FaultFree.Seconds())
+				}
+			case "replication":
+				// b = N/2 node pairs; MNFTI node MTBFs over N
+				n := s.Cluster.Nodes
+				mnfti := byName["failures to interruption MNFTI"].Value
+				if want := replication.MNFTI(n / 2); mnfti != want {
+					t.Errorf("MNFTI %g, want %g for %d nodes", mnfti, want, n)
+				}
+				if got, want := byName["mean time to interruption"].Value, s.Failures.NodeMTBF.Seconds()*mnfti/float64(n); math.Abs(got-want) > 1e-9*want {
+					t.Errorf("MTTI %g s, want %g s", got, want)
 				}
 			case "dps":
 				o := byName["DPS fault-free overhead (Gerlach–Hersch §7)"].Value
