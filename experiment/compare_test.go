@@ -214,7 +214,7 @@ func TestMetricsCoverComparison(t *testing.T) {
 		"mpift-ia": {"workload.kind=farm", "workload.width=96", "workload.height=96", "workload.tile=16", "workload.max_iter=300"},
 		"abft":     {"workload.kind=dp", `workload.problem="lcs"`, "workload.random_a=300", "workload.random_b=200"},
 	}
-	for _, k := range []string{"cpr", "mlog", "dps"} {
+	for _, k := range []string{"cpr", "mlog", "dps", "replication"} {
 		workloads[k] = workloads["none"]
 	}
 	workloads["mlog"] = append(slices.Clone(workloads["mlog"]), "protocol.measure_restart=true")
@@ -250,7 +250,7 @@ func TestMetricsCoverComparison(t *testing.T) {
 					t.Errorf("%s reports metric %q, which is not in Metrics(): a [[published]] entry quoting it would be refused", kind, m)
 				}
 			}
-			if kind == "mlog" || kind == "abft" || kind == "dps" {
+			if kind == "mlog" || kind == "abft" || kind == "dps" || kind == "replication" {
 				if len(cs[0].Rows[0].Metrics) == 0 {
 					t.Errorf("%s reports no metric: this test no longer checks its names", kind)
 				}

@@ -158,7 +158,7 @@ func (p *Point) Predictions() []Prediction {
 	case "cpr":
 		p.cprPredictions(ps, restart)
 	case "replication":
-		p.replicationPredictions(ps)
+		p.replicationPredictions(ps, restart)
 	}
 	if ps.run.weibull {
 		if ps.horizonOf == "" {
@@ -339,8 +339,11 @@ func (p *Point) dpsPredictions() []Prediction {
 // replicationPredictions are Casanova et al.'s mean number of failures to
 // interruption of the b = N/2 node pairs and the mean time to the first
 // interruption, which assume independent exponential node failures and an
-// even number of nodes (node k pairs with node k+N/2).
-func (p *Point) replicationPredictions(ps *predictions) {
+// even number of nodes (node k pairs with node k+N/2); with checkpoints, the
+// exact periodic model with interruptions in place of failures, as if they
+// came at the constant rate 1/MTTI (they do not: a whole platform needs two
+// failures to be interrupted, so early ones are rarer than that).
+func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	s := p.Scenario
 	n := s.Cluster.Nodes
 	if s.Failures.Distribution != "exponential" || s.Failures.GroupMTBF > 0 || FalseSuspicionRate(s) > 0 || n%2 != 0 {
@@ -348,6 +351,24 @@ func (p *Point) replicationPredictions(ps *predictions) {
 	}
 	b := n / 2
 	inputs := fmt.Sprintf("b=N/2=%d node pairs", b)
+	mtti := replication.MTTI(sim.Time(s.Failures.NodeMTBF), b).Seconds()
 	ps.add("failures to interruption MNFTI", replication.MNFTI(b), "failures", "1 + 4^b/C(2b,b) (Casanova et al.), dead nodes' included", inputs, false)
-	ps.add("mean time to interruption", replication.MTTI(sim.Time(s.Failures.NodeMTBF), b).Seconds(), "s", "node MTBF·MNFTI/(2b)", inputs, false)
+	ps.add("mean time to interruption", mtti, "s", "node MTBF·MNFTI/(2b)", inputs, false)
+	pr, ok := p.ffProto.(*replication.Protocol)
+	st := p.FaultFreeStats
+	if !ok || pr.Checkpointer() == nil || st.Checkpoints == 0 {
+		return
+	}
+	ck := pr.Checkpointer()
+	c := st.CheckpointTime.Seconds() / float64(st.Checkpoints)
+	tau := ck.Interval().Seconds()
+	W := p.FaultFree.Seconds() - st.CheckpointTime.Seconds() // the replicated work
+	R := restart + ck.RestoreCost(c)
+	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
+	ps.add("interval in use τ", tau, "s", "", "", false)
+	name := "periodic checkpoint at μ = MTTI"
+	e := cpr.PeriodicMean(1/mtti, W, tau, c, 0, R)
+	ps.add(name, e, "s", "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1), λ = 1/MTTI",
+		fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s; interruptions taken as Poisson", W, c, R), true)
+	ps.headline(e, name)
 }

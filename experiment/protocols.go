@@ -156,27 +156,9 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
 		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image),
 		BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild, MiddlewareCPU: sim.Time(p.Middleware)}
-	if sec.Has("levels") && sec.Has("tier") {
-		return cpr.Config{}, sec.Errorf("tier", "give tier or levels, not both")
-	}
-	if len(p.Levels) == 0 {
-		t, err := cpr.ParseTier(p.Tier)
-		if err != nil {
-			return cpr.Config{}, sec.Errorf("tier", "%v", err)
-		}
-		cfg.Levels = []cpr.Level{{Tier: t, Every: 1}}
-	}
-	for _, l := range p.Levels {
-		t, err := cpr.ParseTier(l.Tier)
-		if err != nil {
-			return cpr.Config{}, sec.Errorf("levels", "%v", err)
-		}
-		cfg.Levels = append(cfg.Levels, cpr.Level{Tier: t, Every: int(l.Every)})
-	}
-	for _, key := range []string{"buddy_offset", "rebuild"} {
-		if sec.Has(key) && !cfg.HasTier(cpr.Buddy) {
-			return cpr.Config{}, sec.Errorf(key, "concerns the copies of the buddy tier, and no level is buddy")
-		}
+	var err error
+	if cfg.Levels, err = cprLevels(sec, p.Tier, p.Levels); err != nil {
+		return cpr.Config{}, err
 	}
 	cfg.Law = failureLaw(s)
 	if (cfg.Policy == cpr.PolicyYoung || cfg.Policy == cpr.PolicyDaly || cfg.Policy == cpr.PolicyAuto || cfg.Policy == cpr.PolicyHazard) && cfg.PlatformMTBF == 0 {
@@ -188,6 +170,36 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 		return cpr.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return cfg, nil
+}
+
+// cprLevels are the checkpoint levels of a [protocol] section: its tier or
+// its levels (not both), with buddy_offset and rebuild only for a buddy tier.
+func cprLevels(sec *scenarios.Section, tier string, levels []cprLevel) ([]cpr.Level, error) {
+	if sec.Has("levels") && sec.Has("tier") {
+		return nil, sec.Errorf("tier", "give tier or levels, not both")
+	}
+	var out []cpr.Level
+	if len(levels) == 0 {
+		t, err := cpr.ParseTier(tier)
+		if err != nil {
+			return nil, sec.Errorf("tier", "%v", err)
+		}
+		out = []cpr.Level{{Tier: t, Every: 1}}
+	}
+	for _, l := range levels {
+		t, err := cpr.ParseTier(l.Tier)
+		if err != nil {
+			return nil, sec.Errorf("levels", "%v", err)
+		}
+		out = append(out, cpr.Level{Tier: t, Every: int(l.Every)})
+	}
+	cfg := cpr.Config{Levels: out}
+	for _, key := range []string{"buddy_offset", "rebuild"} {
+		if sec.Has(key) && !cfg.HasTier(cpr.Buddy) {
+			return nil, sec.Errorf(key, "concerns the copies of the buddy tier, and no level is buddy")
+		}
+	}
+	return out, nil
 }
 
 // cprIntervalKeys rejects the interval keys that the policy would ignore:
@@ -395,16 +407,25 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	return cfg, nil
 }
 
-// replicationParams are the [protocol] keys of kind "replication".
+// replicationParams are the [protocol] keys of kind "replication": the
+// message header, and the checkpoints an interruption rolls back to (none
+// by default: it restarts from scratch), with cpr's keys.
 type replicationParams struct {
-	HeaderBytes int64 `toml:"header_bytes"` // the sequence number on every message
+	HeaderBytes int64              `toml:"header_bytes"` // the sequence number on every message
+	Interval    string             `toml:"interval"`     // none, fixed, young, daly, auto
+	Period      scenarios.Duration `toml:"period"`       // fixed; first interval of auto
+	Tier        string             `toml:"tier"`
+	Levels      []cprLevel         `toml:"levels"`
+	Image       scenarios.Size     `toml:"image"`
+	Buddy       int64              `toml:"buddy_offset"`
+	Rebuild     bool               `toml:"rebuild"`
 }
 
 // replicationConfig decodes and checks the [protocol] keys of kind
 // "replication".
 func replicationConfig(s *scenarios.Scenario) (replication.Config, error) {
 	sec := s.Protocol
-	var p replicationParams
+	p := replicationParams{Interval: "none", Period: scenarios.Duration(10 * sim.Minute), Tier: "pfs", Buddy: 1, Rebuild: true}
 	if err := sec.Decode(&p); err != nil {
 		return replication.Config{}, err
 	}
@@ -418,10 +439,46 @@ func replicationConfig(s *scenarios.Scenario) (replication.Config, error) {
 		return replication.Config{}, sec.Errorf("kind", "replication puts the two replicas of an object on different nodes: cluster.nodes must be at least 2, not %d", s.Cluster.Nodes)
 	}
 	cfg := replication.Config{HeaderBytes: p.HeaderBytes}
+	if !sec.Has("interval") && sec.Has("period") {
+		p.Interval = cpr.PolicyFixed // a period alone says which policy is meant
+	}
+	if p.Interval == "none" {
+		for _, k := range []string{"period", "tier", "levels", "image", "buddy_offset", "rebuild"} {
+			if sec.Has(k) {
+				return replication.Config{}, sec.Errorf(k, "concerns checkpoints, and interval = \"none\" takes none (an interruption restarts the run from scratch): set interval")
+			}
+		}
+	} else {
+		if err := checkOffset(s, "buddy_offset", p.Buddy); err != nil {
+			return replication.Config{}, err
+		}
+		c := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), PlatformMTBF: replicationMTTI(s),
+			Image: int64(p.Image), BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild}
+		var err error
+		if c.Levels, err = cprLevels(sec, p.Tier, p.Levels); err != nil {
+			return replication.Config{}, err
+		}
+		if (c.Policy == cpr.PolicyYoung || c.Policy == cpr.PolicyDaly || c.Policy == cpr.PolicyAuto) && c.PlatformMTBF == 0 {
+			c.Policy = cpr.PolicyFixed // no failure rate to optimise for: the fixed period
+		}
+		cfg.Checkpoint = &c
+	}
 	if _, err := replication.New(cfg); err != nil {
 		return replication.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return cfg, nil
+}
+
+// replicationMTTI is the mean time to interruption of the scenario's node
+// pairs that young and daly take in place of the platform MTBF: Casanova et
+// al.'s, from the nodes' mean time between failures (exact for independent
+// exponential failures, an approximation otherwise), or 0 when failures are
+// not a renewal process.
+func replicationMTTI(s *scenarios.Scenario) sim.Time {
+	if PlatformMTBF(s) == 0 || s.Cluster.Nodes < 2 {
+		return 0
+	}
+	return replication.MTTI(sim.Time(s.Failures.NodeMTBF), s.Cluster.Nodes/2)
 }
 
 func buildReplication(s *scenarios.Scenario) (protocolMaker, error) {

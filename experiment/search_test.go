@@ -66,7 +66,7 @@ type searchProtocol struct {
 // multi-level schedule of cpr, one without draining; dps with one or two
 // backups and without checkpoints; mlog's two restarts; abft (pida and dp
 // only) on spares or on the survivors; replication, with and without a
-// header.
+// header, restarting from scratch or rolling back to checkpoints.
 var searchProtocols = []searchProtocol{
 	{"none", nil, nil},
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, period}, nil},
@@ -82,6 +82,8 @@ var searchProtocols = []searchProtocol{
 	{"abft", []string{"protocol.use_spares=false"}, []string{"pida", "dp"}},
 	{"replication", nil, replicatedWorkloads},
 	{"replication", []string{"protocol.header_bytes=8"}, replicatedWorkloads},
+	{"replication", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, period}, replicatedWorkloads},
+	{"replication", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, period}, replicatedWorkloads},
 }
 
 // replicatedWorkloads are the workloads replication accepts: those whose
@@ -195,7 +197,7 @@ func (c searchCase) String() string {
 
 // searchCases calls each for every workload of workloads (pida only when
 // the shared Korf instances are there) under every protocol variant that
-// applies to it, on every cluster.
+// applies to it, on every cluster (of two nodes at least for replication).
 func searchCases(workloads []searchWorkload, protocols []searchProtocol, clusters [][]string, each func(searchCase)) {
 	for _, wl := range workloads {
 		keys, ok := wl.fullKeys()
@@ -207,6 +209,9 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 				continue
 			}
 			for _, cluster := range clusters {
+				if pr.kind == "replication" && slices.Contains(cluster, "cluster.nodes=1") {
+					continue // the replicas of an object need two nodes: a configuration error
+				}
 				each(searchCase{wl.kind, wl.period, keys, pr, cluster})
 			}
 		}

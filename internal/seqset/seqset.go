@@ -4,6 +4,14 @@
 // costs a comparison, and the map holds only the numbers past a gap.
 package seqset
 
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
 // Set is a set of numbers from 1 up. The zero Set is empty; 0 always counts as
 // present, so a sender's first number is 1.
 type Set struct {
@@ -70,4 +78,52 @@ func (s *Set) Clone() Set {
 		}
 	}
 	return c
+}
+
+// AppendBinary appends the set's encoding to b: the watermark, then the
+// members above it in increasing order, as unsigned varints after their count.
+func (s *Set) AppendBinary(b []byte) []byte {
+	b = binary.AppendUvarint(b, s.low)
+	above := slices.Sorted(maps.Keys(s.above))
+	b = binary.AppendUvarint(b, uint64(len(above)))
+	for _, q := range above {
+		b = binary.AppendUvarint(b, q)
+	}
+	return b
+}
+
+// Decode reads a set AppendBinary encoded at the start of b and returns it
+// with the rest of b.
+func Decode(b []byte) (Set, []byte, error) {
+	var s Set
+	var err error
+	if s.low, b, err = uvarint(b); err != nil {
+		return Set{}, nil, err
+	}
+	n, b, err := uvarint(b)
+	if err != nil {
+		return Set{}, nil, err
+	}
+	if n > uint64(len(b)) { // each member takes a byte at least
+		return Set{}, nil, errors.New("seqset: truncated")
+	}
+	for range n {
+		var q uint64
+		if q, b, err = uvarint(b); err != nil {
+			return Set{}, nil, err
+		}
+		if q <= s.low+1 {
+			return Set{}, nil, fmt.Errorf("seqset: member %d at or below the watermark's successor %d", q, s.low+1)
+		}
+		s.Add(q)
+	}
+	return s, b, nil
+}
+
+func uvarint(b []byte) (uint64, []byte, error) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, errors.New("seqset: truncated")
+	}
+	return v, b[n:], nil
 }

@@ -79,3 +79,28 @@ func TestCovers(t *testing.T) {
 		}
 	}
 }
+
+// A set survives its encoding, and a damaged encoding is an error.
+func TestEncoding(t *testing.T) {
+	var s Set
+	for _, q := range []uint64{1, 2, 3, 7, 5, 1000} {
+		s.Add(q)
+	}
+	b := s.AppendBinary([]byte{0xff})
+	got, rest, err := Decode(b[1:])
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("decode: %v, %d bytes left", err, len(rest))
+	}
+	if got.Low() != 3 || !got.Covers(&s) || !s.Covers(&got) {
+		t.Fatalf("decoded %+v, want %+v", got, s)
+	}
+	for i := 1; i < len(b)-1; i++ {
+		if _, _, err := Decode(b[1:i]); err == nil {
+			t.Errorf("%d of %d bytes decoded without error", i-1, len(b)-1)
+		}
+	}
+	// a member the watermark's successor would have absorbed
+	if _, _, err := Decode([]byte{3, 1, 4}); err == nil {
+		t.Error("member 4 above watermark 3 accepted")
+	}
+}

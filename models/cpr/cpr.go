@@ -149,6 +149,9 @@ type Protocol struct {
 	quad      hazardQuadrature
 	varied    bool // Hazard: an interval differed from the first
 
+	replicas   Replicas // nil unless a replication protocol runs cpr under it
+	recovering bool     // busy with a failure's recovery, not a checkpoint
+
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
 	// when no checkpoint survived); RestoreTime, per restore from a
 	// checkpoint, the time from its first read to the application's
@@ -158,6 +161,9 @@ type Protocol struct {
 	// RebuiltBytes counts the bytes rebuilds wrote (metric
 	// cpr_rebuild_bytes).
 	RebuiltBytes int64
+	// Retaken counts the checkpoints taken again after a failure the
+	// application survived struck while they were taken (Survived).
+	Retaken int
 }
 
 // checkpoint is a committed (or in-progress) global checkpoint.
@@ -178,6 +184,50 @@ type checkpoint struct {
 type copyLoc struct {
 	holder sim.NodeID
 	inc    uint32
+}
+
+// Replicas is what cpr needs to checkpoint an application whose objects run
+// as several replicas (the replication protocol runs cpr under it): one
+// piece per process, written by the node of one live replica, and every
+// replica of the process restored from it.
+type Replicas interface {
+	// Writer is the replica whose state the checkpoint holds for replica
+	// id: id itself, or another replica of its process while id is lost;
+	// None when every replica of the process is lost. The checkpoint writes
+	// the state once, from the entry of the writer itself.
+	Writer(id sim.ObjID) sim.ObjID
+}
+
+// Replicated makes the checkpoints hold one piece per process of
+// replicated objects (call it before the run).
+func (p *Protocol) Replicated(r Replicas) { p.replicas = r }
+
+// writer is the object whose state the checkpoint holds for object id
+// (Replicas.Writer), None if there is none now.
+func (p *Protocol) writer(id sim.ObjID) sim.ObjID {
+	if p.replicas != nil {
+		return p.replicas.Writer(id)
+	}
+	if p.RT.Lost(id) {
+		return sim.None
+	}
+	return id
+}
+
+// Recovering reports whether a failure's recovery is in progress.
+func (p *Protocol) Recovering() bool { return p.busy && p.recovering }
+
+// Survived tells cpr of a failure the application survives without rolling
+// back (one replica of a replicated object): a checkpoint in progress may
+// have lost a piece its node was writing, so it is voided and taken again
+// from the survivors.
+func (p *Protocol) Survived() {
+	if !p.busy || p.recovering {
+		return
+	}
+	p.gen++
+	p.Retaken++
+	p.request()
 }
 
 // New returns the protocol with configuration cfg. Its errors start with
@@ -292,7 +342,9 @@ func (p *Protocol) EstimateCost() sim.Time {
 	cfg := rt.Config()
 	bytes := map[sim.NodeID]int64{}
 	for i := 0; i < rt.NumObjects(); i++ {
-		bytes[rt.NodeOf(sim.ObjID(i))] += rt.ModeledSize(sim.ObjID(i)) + p.cfg.Image
+		if id := sim.ObjID(i); p.writer(id) == id {
+			bytes[rt.NodeOf(id)] += rt.ModeledSize(id) + p.cfg.Image
+		}
 	}
 	var worst int64
 	for _, b := range bytes {
@@ -471,7 +523,7 @@ func (p *Protocol) checkpoint() {
 		}
 		start := rt.Now() // the cut: from here the application waits for the checkpoint only
 		for i := 0; i < rt.NumObjects(); i++ {
-			if rt.Lost(sim.ObjID(i)) {
+			if p.writer(sim.ObjID(i)) == sim.None {
 				// a member died and is not yet detected: the collective
 				// checkpoint blocks until the detection aborts it
 				return
@@ -507,14 +559,20 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 	n := rt.NumObjects()
 	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, states: make([][]byte, n), inbox: make([][]*sim.Message, n), started: make([]bool, n),
 		owner: make([]sim.NodeID, n), size: make([]int64, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+	written := make([]bool, n)
 	for i := 0; i < n; i++ {
 		id := sim.ObjID(i)
-		st, in, started, err := rt.Snapshot(id)
+		w := p.writer(id)
+		st, in, started, err := rt.Snapshot(w)
 		if err != nil {
 			return nil, err
 		}
-		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(id)
-		cp.size[i] = rt.ModeledSize(id) + p.cfg.Image
+		if w != id {
+			in = readdressed(in, id)
+		}
+		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(w)
+		written[i] = w == id
+		cp.size[i] = rt.ModeledSize(w) + p.cfg.Image
 		for _, m := range in {
 			cp.size[i] += m.WireSize()
 		}
@@ -528,9 +586,22 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 		}
 	}
 	for i, sz := range cp.size {
-		cp.bytes[cp.owner[i]] += sz
+		if written[i] {
+			cp.bytes[cp.owner[i]] += sz
+		}
 	}
 	return cp, nil
+}
+
+// readdressed returns copies of another replica's waiting messages addressed
+// to replica id.
+func readdressed(in []*sim.Message, id sim.ObjID) []*sim.Message {
+	out := make([]*sim.Message, len(in))
+	for i, m := range in {
+		out[i] = m.Clone()
+		out[i].Dst = id
+	}
+	return out
 }
 
 // write stores every node's piece on the levels checkpoint cp.n belongs to and
@@ -588,12 +659,23 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 }
 
 // buddy is the node that holds node n's buddy copy: its partner at
-// BuddyOffset, or n itself when it is the application's only node.
+// BuddyOffset, or n itself when it is the application's only node. Under
+// replication a node known to be dead keeps its slot (its pairs run
+// degraded): the copy then goes to the next slot's node that is not.
 func (p *Protocol) buddy(n sim.NodeID) sim.NodeID {
-	if b := p.RT.SlotPartner(n, p.cfg.BuddyOffset); b != sim.None {
-		return b
+	rt := p.RT
+	b := rt.SlotPartner(n, p.cfg.BuddyOffset)
+	if b == sim.None {
+		return n
 	}
-	return n
+	slots := rt.Slots()
+	for i, k := rt.SlotIndex(b), len(slots); rt.FailureDetected(b) || b == n; {
+		if i = (i + 1) % k; slots[i] == rt.SlotPartner(n, p.cfg.BuddyOffset) {
+			return n // no live node besides n
+		}
+		b = slots[i]
+	}
+	return b
 }
 
 // commit makes cp the newest checkpoint of each level it was written to and
@@ -701,7 +783,7 @@ func (p *Protocol) OnFinish() {
 // resume lets the application run again; the next checkpoint is armed first,
 // because resuming may run (zero-time) handlers at once.
 func (p *Protocol) resume() {
-	p.busy = false
+	p.busy, p.recovering = false, false
 	p.arm()
 	p.RT.ResumeApp()
 }

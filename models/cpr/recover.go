@@ -18,7 +18,7 @@ import (
 func (p *Protocol) OnFailure(f sim.Failure) {
 	rt := p.RT
 	p.gen++
-	p.busy, p.due = true, false
+	p.busy, p.due, p.recovering = true, false, true
 	rt.PauseApp()
 	rt.NewEpoch()
 	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)

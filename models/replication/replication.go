@@ -25,8 +25,23 @@
 // Failures. A dead replica is not re-created (Casanova et al.'s model: the
 // pair runs degraded), and messages to it stop once its failure is detected.
 // When a failure takes the last replica of some object, the application is
-// interrupted and restarts from scratch, every replica on a live node (spares
-// replace the dead ones: none.Restarter).
+// interrupted: it restarts from scratch (none.Restarter), or, with
+// Config.Checkpoint, rolls back to the newest coordinated checkpoint (cpr),
+// every replica on a live node (spares replace the dead ones, the failures
+// it survived included).
+//
+// Checkpoints (Ferreira et al.'s replication with checkpoint/restart). cpr
+// takes them as for any application, but a checkpoint holds one piece per
+// object: the state of its live replica A, or of B once A is lost, written by
+// that replica's node, and both replicas are restored from it (cpr.Replicas).
+// A replica's piece carries its message numbers (replica.MarshalBinary), so
+// that after the rollback both replicas number and drop messages as the one
+// saved did. A piece may come from replica A of one object and B of another
+// while A of the second was ahead of B: the cut then holds messages received
+// from a replica ahead of the saved sender, which the restored sender sends
+// again, under the same number, and its receivers drop; deterministic
+// objects make that copy the same message. The interval policies young and
+// daly take the mean time to interruption in place of the platform MTBF.
 package replication
 
 import (
@@ -34,6 +49,7 @@ import (
 
 	"ftsim/internal/peermap"
 	"ftsim/internal/seqset"
+	"ftsim/models/cpr"
 	"ftsim/models/none"
 	"ftsim/sim"
 )
@@ -43,6 +59,12 @@ type Config struct {
 	// HeaderBytes is the modeled size of the sequence number every
 	// application message carries (protocol bytes); 0 ignores it.
 	HeaderBytes int64
+	// Checkpoint, when set, takes coordinated checkpoints with these
+	// settings, to which an interruption rolls back; nil restarts from
+	// scratch. Its interval policy is fixed, young, daly or auto (iteration
+	// boundaries and node hazards mean nothing to degraded pairs), with
+	// drained networks (a recorded message would bypass the numbering).
+	Checkpoint *cpr.Config
 }
 
 // Counters are what the protocol did in a run.
@@ -62,8 +84,13 @@ type Protocol struct {
 	cfg     Config
 	n       int // objects of the application: replica ids are i and i+n
 	wl      *Workload
-	restart *none.Restarter
-	rep     []replicaState // by replica id
+	restart *none.Restarter // without checkpoints
+	ckpt    *cpr.Protocol   // with checkpoints
+	rep     []replicaState  // by replica id
+	// survived are the failures the application survived since its last
+	// start or rollback: an interruption hands them to the recovery, whose
+	// spares replace their nodes too.
+	survived []sim.Failure
 	// C counts the protocol's work.
 	C Counters
 }
@@ -80,9 +107,24 @@ type replicaState struct {
 // New returns the protocol.
 func New(cfg Config) (*Protocol, error) {
 	if cfg.HeaderBytes < 0 {
-		return nil, fmt.Errorf("header_bytes must not be negative (got %d)", cfg.HeaderBytes)
+		return nil, fmt.Errorf("protocol.header_bytes: must not be negative (got %d)", cfg.HeaderBytes)
 	}
-	return &Protocol{cfg: cfg}, nil
+	p := &Protocol{cfg: cfg}
+	if c := cfg.Checkpoint; c != nil {
+		switch c.Policy {
+		case cpr.PolicyIterations, cpr.PolicyHazard:
+			return nil, fmt.Errorf("protocol.interval: replication checkpoints at intervals of time (fixed, young, daly, auto), not %q", c.Policy)
+		}
+		if c.NoDrain {
+			return nil, fmt.Errorf("protocol.drain: replication's checkpoints drain the network (a recorded message would bypass its numbering)")
+		}
+		var err error
+		if p.ckpt, err = cpr.New(*c); err != nil {
+			return nil, err
+		}
+		p.ckpt.Replicated(p)
+	}
+	return p, nil
 }
 
 // WrapWorkload runs every object of wl twice.
@@ -93,18 +135,44 @@ func (p *Protocol) WrapWorkload(wl sim.Workload) sim.Workload {
 	return p.wl
 }
 
-// Init creates the restart-from-scratch fallback.
+// Init prepares the recovery.
 func (p *Protocol) Init(rt *sim.Runtime) {
 	p.BaseProtocol.Init(rt)
+	if p.ckpt != nil {
+		p.ckpt.Init(rt)
+		return
+	}
 	p.restart = none.NewRestarter(rt)
 }
 
 // Start ends the run at once on a single node, where the two replicas of an
-// object cannot be apart.
+// object cannot be apart, and arms the first checkpoint.
 func (p *Protocol) Start() {
 	if rt := p.RT; rt.Config().Nodes < 2 {
-		rt.At(0, func() { rt.Abort("replication needs at least 2 nodes: the replicas of an object run on different nodes") })
+		rt.At(0, func() {
+			rt.Abort("replication needs at least 2 nodes: the replicas of an object run on different nodes")
+		})
 	}
+	if p.ckpt != nil {
+		p.ckpt.Start()
+	}
+}
+
+// Checkpointer is the checkpoint protocol run under replication (nil
+// without checkpoints).
+func (p *Protocol) Checkpointer() *cpr.Protocol { return p.ckpt }
+
+// Writer implements cpr.Replicas: the piece of an object is its replica A's
+// state while A lives, else B's.
+func (p *Protocol) Writer(id sim.ObjID) sim.ObjID {
+	a := p.logical(id)
+	switch rt := p.RT; {
+	case !rt.Lost(a):
+		return a
+	case !rt.Lost(p.Twin(a)):
+		return p.Twin(a)
+	}
+	return sim.None
 }
 
 // Twin is the other replica of replica id.
@@ -175,18 +243,21 @@ func (p *Protocol) OnHandled(id sim.ObjID) {
 	if int(id) >= p.n {
 		p.RT.RefreshProgress(p.Twin(id))
 	}
+	if p.ckpt != nil {
+		p.ckpt.OnHandled(id)
+	}
 }
 
 // OnFailure lets the pairs that lost one replica run on the other, and
-// restarts the application when a pair lost both.
+// recovers when a pair lost both.
 func (p *Protocol) OnFailure(f sim.Failure) {
 	rt := p.RT
-	if p.restart.Active() {
-		p.restart.OnFailure(f)
+	if p.recovering() {
+		p.recover(f)
 		return
 	}
-	if f.WasSpare || len(f.Objects) == 0 {
-		return // a spare, or a node already emptied: nothing ran there
+	if f.WasSpare {
+		return // an idle spare: nothing ran there
 	}
 	if p.C.Interruptions == 0 {
 		p.C.AppFailures++
@@ -198,27 +269,66 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			interrupted = true
 		}
 	}
-	if interrupted {
-		p.C.Interruptions++
-		p.C.InterruptedAt = append(p.C.InterruptedAt, f.At)
-		p.report()
-		p.restart.OnFailure(f)
+	if !interrupted {
+		p.survived = append(p.survived, f)
+		for _, id := range f.Objects {
+			rt.RefreshProgress(p.Twin(id)) // the survivor reports the pair now
+		}
+		if p.ckpt != nil {
+			p.ckpt.Survived()
+		}
 		return
 	}
-	for _, id := range f.Objects {
-		rt.RefreshProgress(p.Twin(id)) // the survivor reports the pair now
+	p.C.Interruptions++
+	p.C.InterruptedAt = append(p.C.InterruptedAt, f.At)
+	for _, g := range p.survived {
+		p.recover(g)
+	}
+	p.survived = p.survived[:0]
+	p.recover(f)
+}
+
+// recovering reports whether the application is being restarted or rolled
+// back after an interruption.
+func (p *Protocol) recovering() bool {
+	if p.ckpt != nil {
+		return p.ckpt.Recovering()
+	}
+	return p.restart.Active()
+}
+
+// recover hands failure f to the recovery.
+func (p *Protocol) recover(f sim.Failure) {
+	if p.ckpt != nil {
+		p.ckpt.OnFailure(f)
+		return
+	}
+	p.restart.OnFailure(f)
+}
+
+// OnFinish reports the protocol's figures.
+func (p *Protocol) OnFinish() {
+	if p.ckpt != nil {
+		p.ckpt.OnFinish()
 	}
 	p.report()
 }
 
+// The protocol's metrics (sim.Stats.SetMetric).
+const (
+	MetricInterruptions     = "replication_interruptions"        // failures that took both replicas of an object
+	MetricFirstInterruption = "replication_first_interruption_s" // when the first of them struck
+	MetricDuplicates        = "replication_duplicates"           // second copies dropped
+)
+
 // report publishes the counters as run metrics.
 func (p *Protocol) report() {
 	st := p.RT.Stats()
-	st.SetMetric("interruptions", float64(p.C.Interruptions))
+	st.SetMetric(MetricInterruptions, float64(p.C.Interruptions))
 	if len(p.C.InterruptedAt) > 0 {
-		st.SetMetric("first_interruption_s", p.C.InterruptedAt[0].Seconds())
+		st.SetMetric(MetricFirstInterruption, p.C.InterruptedAt[0].Seconds())
 	}
-	st.SetMetric("duplicates", float64(p.C.Duplicates))
+	st.SetMetric(MetricDuplicates, float64(p.C.Duplicates))
 }
 
 // pairProgress is replica id's report: the pair's progress from replica A

@@ -3,9 +3,11 @@ package replication
 import (
 	"testing"
 
+	"ftsim/models/cpr"
 	"ftsim/models/none"
 	"ftsim/sim"
 	"ftsim/workloads/life"
+	"ftsim/workloads/synthetic"
 )
 
 // lifeJob is a 48×48 torus in 8 tiles (2 per node on 4 nodes) for 30
@@ -154,5 +156,122 @@ func TestFailures(t *testing.T) {
 				t.Errorf("makespan %v: the survivors should finish about when a fault-free run does (%v)", res.Makespan, free.Makespan)
 			}
 		})
+	}
+}
+
+// withCheckpoints is replication with a checkpoint to the PFS every period.
+func withCheckpoints(t *testing.T, period sim.Time) *Protocol {
+	t.Helper()
+	return newProtocol(t, Config{Checkpoint: &cpr.Config{Policy: cpr.PolicyFixed, Period: period, Levels: []cpr.Level{{Tier: cpr.PFS, Every: 1}}}})
+}
+
+// TestCheckpointOnePiecePerObject: a checkpoint writes each object's state
+// once, from one of its replicas, as the unreplicated application's does.
+func TestCheckpointOnePiecePerObject(t *testing.T) {
+	const objects, state = 8, 1 << 20
+	job := func() sim.Workload {
+		w, err := synthetic.New(synthetic.Params{Objects: objects, Steps: 10, StepOps: 1e8, State: state}, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	p := withCheckpoints(t, 100*sim.Millisecond)
+	res := run(t, sim.DefaultConfig(), job(), p)
+	if !res.Finished || !res.Outcome.OK || res.Stats.Checkpoints == 0 {
+		t.Fatalf("finished %v, outcome %+v, %d checkpoints", res.Finished, res.Outcome, res.Stats.Checkpoints)
+	}
+	// (a checkpoint the end of the run interrupted wrote its bytes too)
+	if k := res.Stats.CheckpointBytes / (objects * state); res.Stats.CheckpointBytes%(objects*state) != 0 || k < int64(res.Stats.Checkpoints) || k > int64(res.Stats.Checkpoints)+1 {
+		t.Errorf("%d checkpoints wrote %d bytes, want %d per checkpoint (one piece per object)", res.Stats.Checkpoints, res.Stats.CheckpointBytes, objects*state)
+	}
+}
+
+// TestRollback: an interruption rolls the application back to its last
+// checkpoint, including one taken after a failure the application survived
+// (whose pieces come from replicas B) and one voided by a failure while it
+// was being written; every run gives the application's answer.
+func TestRollback(t *testing.T) {
+	base := run(t, sim.DefaultConfig(), lifeJob(t), none.New())
+	cfg := sim.DefaultConfig()
+	cfg.PFSBandwidth = 2e9 // a checkpoint takes a while
+	cfg.Spares = 4
+	cfg.DetectDelay = sim.Millisecond
+	free := run(t, cfg, lifeJob(t), newProtocol(t, Config{}))
+	period := free.Makespan / 8
+	ff := withCheckpoints(t, period)
+	ffRes := run(t, cfg, lifeJob(t), ff)
+	if ffRes.Stats.Checkpoints < 4 {
+		t.Fatalf("%d checkpoints in the fault-free run", ffRes.Stats.Checkpoints)
+	}
+	cost := ffRes.Stats.CheckpointTime / sim.Time(ffRes.Stats.Checkpoints)
+	at := ffRes.Makespan / 2
+	cases := []struct {
+		name     string
+		failures []sim.ScriptedFailure
+		survived bool // a failure the application survives struck during the first checkpoint
+	}{
+		{"pair lost", []sim.ScriptedFailure{{Node: 1, At: at}, {Node: 3, At: at + period/4}}, false},
+		// node 1 dies during the first checkpoint, which is taken again;
+		// later ones write node 1's objects from replicas B, on node 3
+		{"pair lost after a survived failure", []sim.ScriptedFailure{{Node: 1, At: period + cost/2}, {Node: 0, At: at}, {Node: 2, At: at + period/4}}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cfg
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.failures
+			p := withCheckpoints(t, period)
+			res := run(t, cfg, lifeJob(t), p)
+			if !res.Finished || !res.Outcome.OK || res.Outcome.Digest != base.Outcome.Digest {
+				t.Fatalf("finished %v, outcome %+v", res.Finished, res.Outcome)
+			}
+			ck := p.Checkpointer()
+			if p.C.Interruptions != 1 || len(ck.RestoredFrom) != 1 || ck.RestoredFrom[0] != "pfs" {
+				t.Fatalf("interruptions %d, restored from %v: want one rollback to the PFS checkpoint", p.C.Interruptions, ck.RestoredFrom)
+			}
+			scratch := newProtocol(t, Config{})
+			resScratch := run(t, cfg, lifeJob(t), scratch)
+			if res.Makespan >= resScratch.Makespan {
+				t.Errorf("makespan %v with a rollback, %v restarting from scratch", res.Makespan, resScratch.Makespan)
+			}
+			if c.survived && ck.Retaken == 0 {
+				t.Error("no checkpoint was taken again after the failure during the first")
+			}
+			t.Logf("makespan %v (fault-free %v, from scratch %v), %d checkpoints, %d taken again", res.Makespan, ffRes.Makespan, resScratch.Makespan, res.Stats.Checkpoints, ck.Retaken)
+		})
+	}
+}
+
+// A replica's state carries its message numbers through a checkpoint, and a
+// damaged state is an error, not a panic.
+func TestReplicaState(t *testing.T) {
+	p := newProtocol(t, Config{})
+	if _, err := sim.New(sim.DefaultConfig(), lifeJob(t), p); err != nil { // wraps the workload
+		t.Fatal(err)
+	}
+	r := p.wl.NewObject(3).(*replica)
+	*p.rep[3].out.Ptr(5) = 7
+	in := p.rep[3].in.Ptr(2)
+	for _, q := range []uint64{1, 2, 4} {
+		in.Add(q)
+	}
+	b, err := r.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := p.wl.NewObject(3).(*replica) // fresh tables
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.rep[3].out.Get(5); got != 7 {
+		t.Errorf("sent to 5: %d, want 7", got)
+	}
+	if got := p.rep[3].in.Ptr(2); got.Low() != 2 || !got.Has(4) || got.Has(3) {
+		t.Errorf("received from 2: %+v", got)
+	}
+	for i := range len(b) {
+		if err := p.wl.NewObject(3).UnmarshalBinary(b[:i]); err == nil {
+			t.Errorf("%d of %d bytes accepted", i, len(b))
+		}
 	}
 }

@@ -1,8 +1,11 @@
 package replication
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 
+	"ftsim/internal/seqset"
 	"ftsim/sim"
 )
 
@@ -24,6 +27,88 @@ type replica struct {
 
 // Progress implements sim.Object.
 func (r *replica) Progress() int64 { return r.p.pairProgress(r.id) }
+
+// MarshalBinary implements sim.Object: the object's state, then the
+// replica's message numbers (the count per logical receiver, the numbers
+// received per logical sender), which a checkpoint must restore with it.
+func (r *replica) MarshalBinary() ([]byte, error) {
+	state, err := r.Object.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	st := &r.p.rep[r.id]
+	b := binary.AppendUvarint(nil, uint64(len(state)))
+	b = append(b, state...)
+	b = binary.AppendUvarint(b, uint64(st.out.Len()))
+	for i := range st.out.Len() {
+		b = binary.AppendUvarint(b, uint64(st.out.Key(i)))
+		b = binary.AppendUvarint(b, *st.out.At(i))
+	}
+	b = binary.AppendUvarint(b, uint64(st.in.Len()))
+	for i := range st.in.Len() {
+		b = binary.AppendUvarint(b, uint64(st.in.Key(i)))
+		b = st.in.At(i).AppendBinary(b)
+	}
+	return b, nil
+}
+
+// UnmarshalBinary implements sim.Object.
+func (r *replica) UnmarshalBinary(b []byte) error {
+	next := func() (uint64, error) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, errors.New("replica state truncated")
+		}
+		b = b[k:]
+		return v, nil
+	}
+	size, err := next()
+	if err != nil || size > uint64(len(b)) {
+		return errors.New("replica state truncated")
+	}
+	if err := r.Object.UnmarshalBinary(b[:size]); err != nil {
+		return err
+	}
+	b = b[size:]
+	st := &r.p.rep[r.id]
+	peer := func() (sim.ObjID, error) {
+		v, err := next()
+		if err == nil && v >= uint64(r.p.n) {
+			err = fmt.Errorf("replica state names object %d of %d", v, r.p.n)
+		}
+		return sim.ObjID(v), err
+	}
+	count, err := next()
+	for ; err == nil && count > 0; count-- {
+		var dst sim.ObjID
+		var sent uint64
+		if dst, err = peer(); err == nil {
+			sent, err = next()
+			*st.out.Ptr(dst) = sent
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if count, err = next(); err != nil {
+		return err
+	}
+	for ; count > 0; count-- {
+		src, err := peer()
+		if err != nil {
+			return err
+		}
+		set, rest, err := seqset.Decode(b)
+		if err != nil {
+			return err
+		}
+		*st.in.Ptr(src), b = set, rest
+	}
+	if len(b) > 0 {
+		return fmt.Errorf("replica state: %d bytes left over", len(b))
+	}
+	return nil
+}
 
 // NumObjects implements sim.Workload.
 func (w *Workload) NumObjects() int { return 2 * w.p.n }
