@@ -151,6 +151,9 @@ type Protocol struct {
 
 	replicas   Replicas // nil unless a replication protocol runs cpr under it
 	recovering bool     // busy with a failure's recovery, not a checkpoint
+	// writing counts, per node, the writes and transfers of the checkpoint
+	// being written that the node's failure would void (Survived).
+	writing map[sim.NodeID]int
 
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
 	// when no checkpoint survived); RestoreTime, per restore from a
@@ -217,16 +220,18 @@ func (p *Protocol) writer(id sim.ObjID) sim.ObjID {
 // Recovering reports whether a failure's recovery is in progress.
 func (p *Protocol) Recovering() bool { return p.busy && p.recovering }
 
-// Survived tells cpr of a failure the application survives without rolling
-// back (one replica of a replicated object): a checkpoint in progress may
-// have lost a piece its node was writing, so it is voided and taken again
-// from the survivors.
-func (p *Protocol) Survived() {
-	if !p.busy || p.recovering {
+// Survived tells cpr of node n's failure, which the application survives
+// without rolling back (one replica of a replicated object): a checkpoint
+// that n was writing a piece of (or receiving a buddy copy for) has lost
+// it, so it is voided and taken again from the survivors. One that has not
+// reached its cut yet takes its pieces from the survivors anyway.
+func (p *Protocol) Survived(n sim.NodeID) {
+	if !p.busy || p.recovering || p.writing[n] == 0 {
 		return
 	}
 	p.gen++
 	p.Retaken++
+	clear(p.writing)
 	p.request()
 }
 
@@ -622,6 +627,32 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 			done(all)
 		}
 	}
+	if p.replicas != nil {
+		if p.writing == nil {
+			p.writing = map[sim.NodeID]int{}
+		}
+		clear(p.writing)
+	}
+	// by returns the completion of a write or transfer nodes ns take part
+	// in; one that failed stays counted, for the failure's detection to void
+	// the checkpoint
+	by := func(ns ...sim.NodeID) func(bool) {
+		if p.writing == nil {
+			return finish
+		}
+		for _, n := range ns {
+			p.writing[n]++
+		}
+		gen := p.gen
+		return func(ok bool) {
+			if ok && gen == p.gen {
+				for _, n := range ns {
+					p.writing[n]--
+				}
+			}
+			finish(ok)
+		}
+	}
 	st := rt.Stats()
 	for _, l := range p.cfg.Levels {
 		if cp.n%l.Every != 0 {
@@ -637,21 +668,21 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 			switch l.Tier {
 			case PFS:
 				locs[n] = []copyLoc{{holder: sim.None}}
-				rt.StorageWrite(n, sim.PFS, b, finish)
+				rt.StorageWrite(n, sim.PFS, b, by(n))
 			case Disk:
 				locs[n] = []copyLoc{self}
-				rt.StorageWrite(n, sim.Disk, b, finish)
+				rt.StorageWrite(n, sim.Disk, b, by(n))
 			case Memory:
 				locs[n] = []copyLoc{self}
-				rt.StorageWrite(n, sim.Memory, b, finish)
+				rt.StorageWrite(n, sim.Memory, b, by(n))
 			case Buddy:
 				// the node keeps its own copy in memory and sends one to its
 				// partner: the piece is lost only when both fail
 				to := p.buddy(n)
 				locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
 				pending++
-				rt.StorageWrite(n, sim.Memory, b, finish)
-				rt.Transfer(n, to, b, sim.TagTransfer, finish)
+				rt.StorageWrite(n, sim.Memory, b, by(n))
+				rt.Transfer(n, to, b, sim.TagTransfer, by(n, to))
 			}
 		}
 	}

@@ -275,7 +275,7 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 			rt.RefreshProgress(p.Twin(id)) // the survivor reports the pair now
 		}
 		if p.ckpt != nil {
-			p.ckpt.Survived()
+			p.ckpt.Survived(f.Node)
 		}
 		return
 	}
@@ -319,6 +319,7 @@ const (
 	MetricInterruptions     = "replication_interruptions"        // failures that took both replicas of an object
 	MetricFirstInterruption = "replication_first_interruption_s" // when the first of them struck
 	MetricDuplicates        = "replication_duplicates"           // second copies dropped
+	MetricRetaken           = "replication_checkpoints_retaken"  // voided by a failure they survived, and taken again
 )
 
 // report publishes the counters as run metrics.
@@ -329,6 +330,9 @@ func (p *Protocol) report() {
 		st.SetMetric(MetricFirstInterruption, p.C.InterruptedAt[0].Seconds())
 	}
 	st.SetMetric(MetricDuplicates, float64(p.C.Duplicates))
+	if p.ckpt != nil {
+		st.SetMetric(MetricRetaken, float64(p.ckpt.Retaken))
+	}
 }
 
 // pairProgress is replica id's report: the pair's progress from replica A
