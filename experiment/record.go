@@ -108,7 +108,7 @@ var protocolMetrics = []string{
 	"abft_recovered", "abft_forced_rollbacks", "abft_stages_redone", "abft_recovery_overhead",
 	cpr.MetricRebuildBytes,
 	dps.MetricBackupPeak, dps.MetricQueuePeak, dps.MetricStatePeak, dps.MetricCopyPeak, dps.MetricStateBytes,
-	replication.MetricInterruptions, replication.MetricFirstInterruption, replication.MetricDuplicates, replication.MetricRetaken,
+	replication.MetricInterruptions, replication.MetricFirstInterruption, replication.MetricDuplicates, replication.MetricRewritten, replication.MetricRetaken,
 }
 
 // Metrics returns the names Record.Metric knows: the numeric columns of

@@ -297,5 +297,17 @@ func (rt *Runtime) FailureDetected(n NodeID) bool {
 	return r != nil && r.DetectedAt != Never
 }
 
+// FailedAt is when node n failed, while it is down (detected or not);
+// Never while it runs.
+func (rt *Runtime) FailedAt(n NodeID) Time {
+	if rt.links[n].state != nodeFailed {
+		return Never
+	}
+	if r := rt.lastFailure(n); r != nil {
+		return r.FailedAt
+	}
+	return Never
+}
+
 // FailNow makes node n fail at once (tests and protocols that model a crash).
 func (rt *Runtime) FailNow(n NodeID) { rt.eng.Schedule(rt.eng.now, rt.kFail, int32(n), -1) }

@@ -149,11 +149,9 @@ type Protocol struct {
 	quad      hazardQuadrature
 	varied    bool // Hazard: an interval differed from the first
 
-	replicas   Replicas // nil unless a replication protocol runs cpr under it
-	recovering bool     // busy with a failure's recovery, not a checkpoint
-	// writing counts, per node, the writes and transfers of the checkpoint
-	// being written that the node's failure would void (Survived).
-	writing map[sim.NodeID]int
+	replicas   Replicas  // nil unless a replication protocol runs cpr under it
+	recovering bool      // busy with a failure's recovery, not a checkpoint
+	run        *writeRun // the checkpoint being written (or the last one written)
 
 	// RestoredFrom lists, per recovery, the tier it restored from ("scratch"
 	// when no checkpoint survived); RestoreTime, per restore from a
@@ -164,9 +162,10 @@ type Protocol struct {
 	// RebuiltBytes counts the bytes rebuilds wrote (metric
 	// cpr_rebuild_bytes).
 	RebuiltBytes int64
-	// Retaken counts the checkpoints taken again after a failure the
-	// application survived struck while they were taken (Survived).
-	Retaken int
+	// Rewritten counts the pieces of checkpoints being written that a
+	// failure the application survived lost and a survivor wrote again;
+	// Retaken, the checkpoints taken again instead (Survived).
+	Rewritten, Retaken int
 }
 
 // checkpoint is a committed (or in-progress) global checkpoint.
@@ -187,52 +186,6 @@ type checkpoint struct {
 type copyLoc struct {
 	holder sim.NodeID
 	inc    uint32
-}
-
-// Replicas is what cpr needs to checkpoint an application whose objects run
-// as several replicas (the replication protocol runs cpr under it): one
-// piece per process, written by the node of one live replica, and every
-// replica of the process restored from it.
-type Replicas interface {
-	// Writer is the replica whose state the checkpoint holds for replica
-	// id: id itself, or another replica of its process while id is lost;
-	// None when every replica of the process is lost. The checkpoint writes
-	// the state once, from the entry of the writer itself.
-	Writer(id sim.ObjID) sim.ObjID
-}
-
-// Replicated makes the checkpoints hold one piece per process of
-// replicated objects (call it before the run).
-func (p *Protocol) Replicated(r Replicas) { p.replicas = r }
-
-// writer is the object whose state the checkpoint holds for object id
-// (Replicas.Writer), None if there is none now.
-func (p *Protocol) writer(id sim.ObjID) sim.ObjID {
-	if p.replicas != nil {
-		return p.replicas.Writer(id)
-	}
-	if p.RT.Lost(id) {
-		return sim.None
-	}
-	return id
-}
-
-// Recovering reports whether a failure's recovery is in progress.
-func (p *Protocol) Recovering() bool { return p.busy && p.recovering }
-
-// Survived tells cpr of node n's failure, which the application survives
-// without rolling back (one replica of a replicated object): a checkpoint
-// that n was writing a piece of (or receiving a buddy copy for) has lost
-// it, so it is voided and taken again from the survivors. One that has not
-// reached its cut yet takes its pieces from the survivors anyway.
-func (p *Protocol) Survived(n sim.NodeID) {
-	if !p.busy || p.recovering || p.writing[n] == 0 {
-		return
-	}
-	p.gen++
-	p.Retaken++
-	clear(p.writing)
-	p.request()
 }
 
 // New returns the protocol with configuration cfg. Its errors start with
@@ -598,17 +551,6 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 	return cp, nil
 }
 
-// readdressed returns copies of another replica's waiting messages addressed
-// to replica id.
-func readdressed(in []*sim.Message, id sim.ObjID) []*sim.Message {
-	out := make([]*sim.Message, len(in))
-	for i, m := range in {
-		out[i] = m.Clone()
-		out[i].Dst = id
-	}
-	return out
-}
-
 // write stores every node's piece on the levels checkpoint cp.n belongs to and
 // calls done when all writes are complete, with false if any of them failed.
 func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
@@ -618,75 +560,99 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 		owners = append(owners, n)
 	}
 	sort.Slice(owners, func(i, j int) bool { return owners[i] < owners[j] })
-	pending := 1
-	all := true
-	finish := func(ok bool) {
-		pending--
-		all = all && ok
-		if pending == 0 {
-			done(all)
-		}
-	}
-	if p.replicas != nil {
-		if p.writing == nil {
-			p.writing = map[sim.NodeID]int{}
-		}
-		clear(p.writing)
-	}
-	// by returns the completion of a write or transfer nodes ns take part
-	// in; one that failed stays counted, for the failure's detection to void
-	// the checkpoint
-	by := func(ns ...sim.NodeID) func(bool) {
-		if p.writing == nil {
-			return finish
-		}
-		for _, n := range ns {
-			p.writing[n]++
-		}
-		gen := p.gen
-		return func(ok bool) {
-			if ok && gen == p.gen {
-				for _, n := range ns {
-					p.writing[n]--
-				}
-			}
-			finish(ok)
-		}
-	}
+	w := &writeRun{cp: cp, gen: p.gen, pending: 1, all: true, done: done}
+	p.run = w
 	st := rt.Stats()
 	for _, l := range p.cfg.Levels {
 		if cp.n%l.Every != 0 {
 			continue
 		}
-		locs := map[sim.NodeID][]copyLoc{}
-		cp.copies[l.Tier] = locs
+		cp.copies[l.Tier] = map[sim.NodeID][]copyLoc{}
 		for _, n := range owners {
-			b := cp.bytes[n]
-			st.CheckpointBytes += b
-			self := copyLoc{holder: n, inc: rt.Incarnation(n)}
-			pending++
-			switch l.Tier {
-			case PFS:
-				locs[n] = []copyLoc{{holder: sim.None}}
-				rt.StorageWrite(n, sim.PFS, b, by(n))
-			case Disk:
-				locs[n] = []copyLoc{self}
-				rt.StorageWrite(n, sim.Disk, b, by(n))
-			case Memory:
-				locs[n] = []copyLoc{self}
-				rt.StorageWrite(n, sim.Memory, b, by(n))
-			case Buddy:
-				// the node keeps its own copy in memory and sends one to its
-				// partner: the piece is lost only when both fail
-				to := p.buddy(n)
-				locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
-				pending++
-				rt.StorageWrite(n, sim.Memory, b, by(n))
-				rt.Transfer(n, to, b, sim.TagTransfer, by(n, to))
-			}
+			st.CheckpointBytes += cp.bytes[n]
+			p.writePiece(w, l.Tier, n, cp.bytes[n])
 		}
 	}
-	finish(true)
+	w.finish(true)
+}
+
+// writeRun is a checkpoint being written: the writes and transfers in
+// flight, and under replication the ones not yet done, which a failure the
+// application survives may have to redo from elsewhere (Survived).
+type writeRun struct {
+	cp      *checkpoint
+	gen     int
+	pending int
+	all     bool
+	done    func(ok bool)
+	ops     []*writeOp // under replication only
+}
+
+// writeOp is a write of a node's piece to a tier, or the transfer of its
+// buddy copy.
+type writeOp struct {
+	owner, to sim.NodeID // to: the buddy copy's holder; None for the owner's own write
+	bytes     int64
+	settled   bool // done, or redone by another op
+}
+
+func (w *writeRun) finish(ok bool) {
+	w.pending--
+	w.all = w.all && ok
+	if w.pending == 0 {
+		w.done(w.all)
+	}
+}
+
+// writePiece writes b bytes of node n's piece to tier t, where its copies
+// are (a piece that grows keeps them), or else where they go.
+func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
+	rt := p.RT
+	locs := w.cp.copies[t]
+	if locs[n] == nil {
+		self := copyLoc{holder: n, inc: rt.Incarnation(n)}
+		switch t {
+		case PFS:
+			locs[n] = []copyLoc{{holder: sim.None}}
+		case Disk, Memory:
+			locs[n] = []copyLoc{self}
+		case Buddy:
+			// the node keeps its own copy in memory and sends one to its
+			// partner: the piece is lost only when both fail
+			to := p.buddy(n)
+			locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
+		}
+	}
+	switch t {
+	case PFS:
+		rt.StorageWrite(n, sim.PFS, b, p.op(w, n, sim.None, b))
+	case Disk:
+		rt.StorageWrite(n, sim.Disk, b, p.op(w, n, sim.None, b))
+	case Memory:
+		rt.StorageWrite(n, sim.Memory, b, p.op(w, n, sim.None, b))
+	case Buddy:
+		to := locs[n][1].holder
+		rt.StorageWrite(n, sim.Memory, b, p.op(w, n, sim.None, b))
+		rt.Transfer(n, to, b, sim.TagTransfer, p.op(w, n, to, b))
+	}
+}
+
+// op returns the completion of a write or transfer of run w. Under
+// replication one that failed is not counted: the detection of its node's
+// failure redoes it (Survived), or it interrupts the application.
+func (p *Protocol) op(w *writeRun, owner, to sim.NodeID, b int64) func(bool) {
+	w.pending++
+	if p.replicas == nil {
+		return w.finish
+	}
+	o := &writeOp{owner: owner, to: to, bytes: b}
+	w.ops = append(w.ops, o)
+	return func(ok bool) {
+		if ok && !o.settled && w.gen == p.gen {
+			o.settled = true
+			w.finish(true)
+		}
+	}
 }
 
 // buddy is the node that holds node n's buddy copy: its partner at

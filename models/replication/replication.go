@@ -262,11 +262,16 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	if p.C.Interruptions == 0 {
 		p.C.AppFailures++
 	}
-	interrupted := false
+	interrupted, at := false, f.At
 	for _, id := range f.Objects {
 		p.rep[id].dead = true
-		if rt.Lost(p.Twin(id)) {
+		if twin := p.Twin(id); rt.Lost(twin) {
+			// the interruption is the later of the two failures, which
+			// may be the twin's, not detected yet
 			interrupted = true
+			if t := rt.FailedAt(rt.NodeOf(twin)); t != sim.Never {
+				at = max(at, t)
+			}
 		}
 	}
 	if !interrupted {
@@ -280,7 +285,7 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		return
 	}
 	p.C.Interruptions++
-	p.C.InterruptedAt = append(p.C.InterruptedAt, f.At)
+	p.C.InterruptedAt = append(p.C.InterruptedAt, at)
 	for _, g := range p.survived {
 		p.recover(g)
 	}
@@ -319,7 +324,8 @@ const (
 	MetricInterruptions     = "replication_interruptions"        // failures that took both replicas of an object
 	MetricFirstInterruption = "replication_first_interruption_s" // when the first of them struck
 	MetricDuplicates        = "replication_duplicates"           // second copies dropped
-	MetricRetaken           = "replication_checkpoints_retaken"  // voided by a failure they survived, and taken again
+	MetricRewritten         = "replication_pieces_rewritten"     // of checkpoints being written, lost in a failure survived and written again
+	MetricRetaken           = "replication_checkpoints_retaken"  // voided by such a failure and taken again (a piece had no replica left)
 )
 
 // report publishes the counters as run metrics.
@@ -331,6 +337,7 @@ func (p *Protocol) report() {
 	}
 	st.SetMetric(MetricDuplicates, float64(p.C.Duplicates))
 	if p.ckpt != nil {
+		st.SetMetric(MetricRewritten, float64(p.ckpt.Rewritten))
 		st.SetMetric(MetricRetaken, float64(p.ckpt.Retaken))
 	}
 }

@@ -1,0 +1,153 @@
+package cpr
+
+// This file holds what cpr does under the replication protocol: a
+// checkpoint holds one piece per process of replicated objects, and a
+// failure the application survives while a checkpoint is being written has
+// the pieces it lost written again by the survivors.
+
+import (
+	"slices"
+
+	"ftsim/sim"
+)
+
+// Replicas is what cpr needs to checkpoint an application whose objects run
+// as several replicas (the replication protocol runs cpr under it): one
+// piece per process, written by the node of one live replica, and every
+// replica of the process restored from it.
+type Replicas interface {
+	// Writer is the replica whose state the checkpoint holds for replica
+	// id: id itself, or another replica of its process while id is lost;
+	// None when every replica of the process is lost. The checkpoint writes
+	// the state once, from the entry of the writer itself.
+	Writer(id sim.ObjID) sim.ObjID
+}
+
+// Replicated makes the checkpoints hold one piece per process of
+// replicated objects (call it before the run).
+func (p *Protocol) Replicated(r Replicas) { p.replicas = r }
+
+// writer is the object whose state the checkpoint holds for object id
+// (Replicas.Writer), None if there is none now.
+func (p *Protocol) writer(id sim.ObjID) sim.ObjID {
+	if p.replicas != nil {
+		return p.replicas.Writer(id)
+	}
+	if p.RT.Lost(id) {
+		return sim.None
+	}
+	return id
+}
+
+// Recovering reports whether a failure's recovery is in progress.
+func (p *Protocol) Recovering() bool { return p.busy && p.recovering }
+
+// Survived tells cpr of node n's failure, which the application survives
+// without rolling back (one replica of a replicated object). A checkpoint
+// being written that n had not finished its part of has lost it: the pieces
+// n was writing are written again from the other replicas of its objects
+// (their states are still those of the cut: the application is paused),
+// and the buddy copies n was receiving are sent to another node. One that
+// has not reached its cut yet takes its pieces from the survivors anyway.
+func (p *Protocol) Survived(n sim.NodeID) {
+	w := p.run
+	if !p.busy || p.recovering || w == nil || w.gen != p.gen {
+		return
+	}
+	var lost, resend []*writeOp
+	for _, o := range w.ops {
+		switch {
+		case o.settled:
+		case o.owner == n:
+			lost = append(lost, o)
+		case o.to == n:
+			resend = append(resend, o)
+		}
+	}
+	if len(lost) > 0 && !p.rewrite(w, n) {
+		// a piece has no live replica left: the failure that took it
+		// interrupts the application; until it is detected, the checkpoint
+		// is taken again
+		p.gen++
+		p.Retaken++
+		p.request()
+		return
+	}
+	rt := p.RT
+	for _, o := range resend {
+		to := p.buddy(o.owner) // n is known dead now: another node
+		w.cp.copies[Buddy][o.owner][1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
+		rt.Transfer(o.owner, to, o.bytes, sim.TagTransfer, p.op(w, o.owner, to, o.bytes))
+	}
+	// the ops redone are settled last, so that the run does not end early
+	for _, o := range append(lost, resend...) {
+		o.settled = true
+		w.finish(true)
+	}
+}
+
+// rewrite moves node n's piece of run w's checkpoint to the nodes of the
+// other replicas of its objects and writes what each gets to every tier of
+// the checkpoint; false if an object has no live replica.
+func (p *Protocol) rewrite(w *writeRun, n sim.NodeID) bool {
+	rt := p.RT
+	cp := w.cp
+	extra := map[sim.NodeID]int64{}
+	for i, owner := range cp.owner {
+		if owner != n {
+			continue
+		}
+		id := sim.ObjID(i)
+		wr := p.writer(id)
+		if wr == sim.None {
+			return false
+		}
+		st, in, started, err := rt.Snapshot(wr)
+		if err != nil {
+			return false
+		}
+		if wr != id {
+			in = readdressed(in, id)
+		}
+		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(wr)
+		cp.size[i] = rt.ModeledSize(wr) + p.cfg.Image
+		for _, m := range in {
+			cp.size[i] += m.WireSize()
+		}
+		if wr == id {
+			extra[cp.owner[i]] += cp.size[i]
+		}
+	}
+	delete(cp.bytes, n)
+	owners := make([]sim.NodeID, 0, len(extra))
+	for o, b := range extra {
+		owners = append(owners, o)
+		cp.bytes[o] += b
+	}
+	slices.Sort(owners)
+	st := rt.Stats()
+	for _, l := range p.cfg.Levels {
+		locs, ok := cp.copies[l.Tier]
+		if !ok {
+			continue // not a level of this checkpoint
+		}
+		delete(locs, n)
+		for _, o := range owners {
+			st.CheckpointBytes += extra[o]
+			p.writePiece(w, l.Tier, o, extra[o])
+		}
+	}
+	p.Rewritten++
+	return true
+}
+
+// readdressed returns copies of another replica's waiting messages addressed
+// to replica id.
+func readdressed(in []*sim.Message, id sim.ObjID) []*sim.Message {
+	out := make([]*sim.Message, len(in))
+	for i, m := range in {
+		out[i] = m.Clone()
+		out[i].Dst = id
+	}
+	return out
+}
