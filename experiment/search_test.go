@@ -291,3 +291,21 @@ const searchLimitFactor = 1000
 func noAnswerExpected(r Record) bool {
 	return strings.HasPrefix(r.Note, "every node failed") || strings.Contains(r.Note, "abft: every object is lost")
 }
+
+// A failure the application survives under replication refreshes the
+// progress of several replicas at once; one that rises (a replica B now
+// reporting its pair) must not end the run before one that falls (a replica
+// A whose twin, ahead of it, died) is refreshed (found by the Weibull search
+// with repair: the run ended with a tile 7 generations short). The keys are
+// the search's case, its failures scripted at the times they struck.
+func TestReplicationProgressRefreshOrder(t *testing.T) {
+	keys := []string{"workload.kind=life", "protocol.kind=replication", "seed=23", "cluster.nodes=4", "cluster.spares=0",
+		`cluster.repair="841.596us"`, "detection.mode=oracle", "workload.width=48", "workload.height=48",
+		"workload.generations=30", "workload.objects_per_node=2", `protocol.interval="fixed"`,
+		`protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, "protocol.period=30us",
+		`failures.distribution="scripted"`,
+		`failures.scripted=[{node=1, at="116.034us"}, {node=3, at="2.659571ms"}, {node=1, at="5.866548ms"}]`}
+	if r := runKeys(t, keys); !r.Finished || !r.DigestOK || r.Failures != 3 || r.Metrics["replication_interruptions"] != 1 {
+		t.Fatalf("finished %v, digest_ok %v, %d failures, metrics %v: %s", r.Finished, r.DigestOK, r.Failures, r.Metrics, r.Note)
+	}
+}

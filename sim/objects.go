@@ -51,9 +51,12 @@ func (rt *Runtime) Object(id ObjID) Object {
 // RefreshProgress records live object id's progress again, for an object
 // whose Progress depends on other objects (a replica reports its pair's): the
 // runtime otherwise reads it only when the object's own handlers end.
+// Completion is judged once the event is over, as after a restore: a
+// protocol refreshing several objects may raise one report before it lowers
+// another.
 func (rt *Runtime) RefreshProgress(id ObjID) {
 	if o := &rt.objs[id]; !o.lost && o.obj != nil {
-		rt.setProgress(id, o.obj.Progress())
+		rt.restoredProgress(id, o.obj.Progress())
 	}
 }
 
