@@ -3,7 +3,7 @@ package sim
 // Protocol is the hook interface of a fault-tolerance protocol: middleware
 // between the workload's objects and the cluster. The runtime calls the hooks;
 // the protocol acts through the Runtime's methods (control messages, timers,
-// pause/resume, snapshot/restore/migrate, storage, spares). The four families
+// pause/resume, snapshot/restore/migrate, storage, spares). The five families
 // fit it as follows:
 //   - coordinated checkpoint: timers, PauseApp + WhenQuiet (drained cut),
 //     Snapshot/Restore of every object, storage writes, NewEpoch on rollback;
@@ -16,7 +16,11 @@ package sim
 //     OnArrive holds messages until their ticket is next and Deliver releases
 //     them; survivors never roll back because Restore acts on single objects;
 //   - ABFT: piggybacks critical data in Header.Aux on the application's own
-//     messages and restores a failed object from its peers' data.
+//     messages and restores a failed object from its peers' data;
+//   - replication: WrapWorkload runs every object twice (a Placer keeps the
+//     two apart), OnSend numbers each message and Transmits a Clone to the
+//     receiver's other replica, OnArrive drops the second copy, and a failure
+//     that leaves one replica of every object is only recorded.
 //
 // A protocol learns of a failure only when it is detected (OnFailure).
 type Protocol interface {
