@@ -309,3 +309,19 @@ func TestReplicationProgressRefreshOrder(t *testing.T) {
 		t.Fatalf("finished %v, digest_ok %v, %d failures, metrics %v: %s", r.Finished, r.DigestOK, r.Failures, r.Metrics, r.Note)
 	}
 }
+
+// Under replication, two failures 2 µs apart while a checkpoint with a buddy
+// tier is written: the first moves the dead node's pieces to its twins and
+// sends the copies it was receiving to another buddy, the second kills that
+// buddy. The copies must go to the owner's new buddy before the pieces moved
+// to the owner are sent after them (found by the burst search: the moved
+// piece went to the dead buddy, and the checkpoint waited for ever).
+func TestReplicationBuddyResentBeforeRewrite(t *testing.T) {
+	keys := []string{"workload.kind=stencil", "protocol.kind=replication", "cluster.nodes=4", "cluster.spares=0",
+		"detection.mode=oracle", "workload.nx=12", "workload.ny=10", "workload.nz=8", "workload.iterations=20",
+		"workload.blocks_per_node=2", `protocol.interval="fixed"`, `protocol.tier="buddy"`, "protocol.period=8us",
+		`failures.distribution="scripted"`, `failures.scripted=[{node=0, at="21.958us"}, {node=1, at="24.207us"}]`}
+	if r := runKeys(t, keys); !r.Finished || !r.DigestOK || r.Failures != 2 || r.Metrics["replication_pieces_rewritten"] == 0 {
+		t.Fatalf("finished %v, digest_ok %v, %d failures, metrics %v: %s", r.Finished, r.DigestOK, r.Failures, r.Metrics, r.Note)
+	}
+}

@@ -64,6 +64,14 @@ func (p *Protocol) Survived(n sim.NodeID) {
 			resend = append(resend, o)
 		}
 	}
+	// the buddy copies first: a piece moved below may go to the same owner,
+	// whose copy must then go to its new buddy too
+	rt := p.RT
+	for _, o := range resend {
+		to := p.buddy(o.owner) // n is known dead now: another node
+		w.cp.copies[Buddy][o.owner][1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
+		rt.Transfer(o.owner, to, o.bytes, sim.TagTransfer, p.op(w, o.owner, to, o.bytes))
+	}
 	if len(lost) > 0 && !p.rewrite(w, n) {
 		// a piece has no live replica left: the failure that took it
 		// interrupts the application; until it is detected, the checkpoint
@@ -72,12 +80,6 @@ func (p *Protocol) Survived(n sim.NodeID) {
 		p.Retaken++
 		p.request()
 		return
-	}
-	rt := p.RT
-	for _, o := range resend {
-		to := p.buddy(o.owner) // n is known dead now: another node
-		w.cp.copies[Buddy][o.owner][1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
-		rt.Transfer(o.owner, to, o.bytes, sim.TagTransfer, p.op(w, o.owner, to, o.bytes))
 	}
 	// the ops redone are settled last, so that the run does not end early
 	for _, o := range append(lost, resend...) {
