@@ -82,8 +82,7 @@ type Counters struct {
 type Protocol struct {
 	sim.BaseProtocol
 	cfg     Config
-	n       int // objects of the application: replica ids are i and i+n
-	wl      *Workload
+	n       int             // objects of the application: replica ids are i and i+n
 	restart *none.Restarter // without checkpoints
 	ckpt    *cpr.Protocol   // with checkpoints
 	rep     []replicaState  // by replica id
@@ -131,8 +130,7 @@ func New(cfg Config) (*Protocol, error) {
 func (p *Protocol) WrapWorkload(wl sim.Workload) sim.Workload {
 	p.n = wl.NumObjects()
 	p.rep = make([]replicaState, 2*p.n)
-	p.wl = &Workload{inner: wl, p: p}
-	return p.wl
+	return &Workload{inner: wl, p: p}
 }
 
 // Init prepares the recovery.

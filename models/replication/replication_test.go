@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"strings"
 	"testing"
 
 	"ftsim/models/cpr"
@@ -254,10 +255,12 @@ func TestRollback(t *testing.T) {
 // damaged state is an error, not a panic.
 func TestReplicaState(t *testing.T) {
 	p := newProtocol(t, Config{})
-	if _, err := sim.New(sim.DefaultConfig(), lifeJob(t), p); err != nil { // wraps the workload
+	rt, err := sim.New(sim.DefaultConfig(), lifeJob(t), p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	r := p.wl.NewObject(3).(*replica)
+	wl := rt.Workload() // the replicated one
+	r := wl.NewObject(3).(*replica)
 	*p.rep[3].out.Ptr(5) = 7
 	in := p.rep[3].in.Ptr(2)
 	for _, q := range []uint64{1, 2, 4} {
@@ -267,7 +270,7 @@ func TestReplicaState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := p.wl.NewObject(3).(*replica) // fresh tables
+	back := wl.NewObject(3).(*replica) // fresh tables
 	if err := back.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
@@ -278,8 +281,23 @@ func TestReplicaState(t *testing.T) {
 		t.Errorf("received from 2: %+v", got)
 	}
 	for i := range len(b) {
-		if err := p.wl.NewObject(3).UnmarshalBinary(b[:i]); err == nil {
+		if err := wl.NewObject(3).UnmarshalBinary(b[:i]); err == nil {
 			t.Errorf("%d of %d bytes accepted", i, len(b))
 		}
+	}
+}
+
+// On a single node the two replicas of an object cannot be apart: the run
+// stops at once and says why (experiment refuses such a scenario earlier).
+func TestSingleNodeRefused(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Nodes = 1
+	w, err := life.New(life.DefaultParams(), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, cfg, w, newProtocol(t, Config{}))
+	if res.Finished || res.Makespan != 0 || !strings.Contains(res.Stats.UnrecoverableNote, "at least 2 nodes") {
+		t.Fatalf("finished %v at %v, note %q", res.Finished, res.Makespan, res.Stats.UnrecoverableNote)
 	}
 }
