@@ -363,7 +363,7 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	c := st.CheckpointTime.Seconds() / float64(st.Checkpoints)
 	tau := ck.Interval().Seconds()
 	W := p.FaultFree.Seconds() - st.CheckpointTime.Seconds() // the replicated work
-	R := restart + 2*ck.RestoreCost(c) // both replicas of every object read its piece
+	R := restart + 2*ck.RestoreCost(c)                       // both replicas of every object read its piece
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
 	ps.add("interval in use τ", tau, "s", "", "", false)
 	name := "periodic checkpoint at μ = MTTI"
