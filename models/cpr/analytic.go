@@ -202,12 +202,12 @@ func ScratchVariance(lambda, T float64) float64 {
 	return (math.Exp(2*x) - 2*x*math.Exp(x) - 1) / (lambda * lambda)
 }
 
-// periodicSplit splits Wtot seconds of work checkpointed every tau seconds of work into
+// PeriodicSplit splits Wtot seconds of work checkpointed every tau seconds of work into
 // `full` checkpointed segments of length tau and one final segment of length `last`
 // that is not checkpointed (a checkpoint after the last piece of work protects nothing).
 // When Wtot is a multiple of tau (to a relative 1e-12, so that W/K·K round-off does not
 // create a spurious sliver) the final segment is a whole tau without checkpoint.
-func periodicSplit(Wtot, tau float64) (full, last float64) {
+func PeriodicSplit(Wtot, tau float64) (full, last float64) {
 	if Wtot <= tau {
 		return 0, Wtot
 	}
@@ -232,7 +232,7 @@ func PeriodicMean(lambda, Wtot, tau, C, D, R float64) float64 {
 	if invalid(lambda, Wtot, tau, C, D, R) || tau == 0 {
 		return math.NaN()
 	}
-	full, last := periodicSplit(Wtot, tau)
+	full, last := PeriodicSplit(Wtot, tau)
 	m := SegmentMean(lambda, Segment{W: last, D: D, R: R})
 	if full > 0 {
 		m += full * SegmentMean(lambda, Segment{W: tau, C: C, D: D, R: R})
@@ -289,7 +289,7 @@ func PeriodicMeanFatal(lambda, rho, Wtot, tau, C, D, R, R0 float64) float64 {
 		A = f * (1/lambda + (1-rho)*(D+(1-q)/lambda+(1-q)*rho*q0)/beta + rho*q0) / L
 		return A, (1 - f) / L, f * ((1-rho)*(1-q)*rho/beta + rho) / L
 	}
-	full, last := periodicSplit(Wtot, tau)
+	full, last := PeriodicSplit(Wtot, tau)
 	alpha, _, gamma := step(last) // the last segment: E_K = 0
 	if full > 0 {
 		// full identical segments fold as a geometric series: after n of
@@ -311,7 +311,7 @@ func PeriodicVariance(lambda, Wtot, tau, C, D, R float64) float64 {
 	if invalid(lambda, Wtot, tau, C, D, R) || tau == 0 {
 		return math.NaN()
 	}
-	full, last := periodicSplit(Wtot, tau)
+	full, last := PeriodicSplit(Wtot, tau)
 	v := SegmentVariance(lambda, Segment{W: last, D: D, R: R})
 	if full > 0 {
 		v += full * SegmentVariance(lambda, Segment{W: tau, C: C, D: D, R: R})

@@ -266,7 +266,7 @@ func TestPeriodicMeanFatal(t *testing.T) {
 		{0.3, 0.9, 6, 1.5, 0.3, 0, 0.1, 0},
 	} {
 		var blocks []float64
-		full, last := periodicSplit(tc.Wtot, tc.tau)
+		full, last := PeriodicSplit(tc.Wtot, tc.tau)
 		for range int(full) {
 			blocks = append(blocks, tc.tau+tc.C)
 		}

@@ -54,6 +54,7 @@ const (
 	PolicyDaly       = "daly"       // Daly's higher-order optimum
 	PolicyAuto       = "auto"       // measure the first checkpoint's cost C, then Daly
 	PolicyHazard     = "hazard"     // at each checkpoint, the first-order optimum for the nodes' failure rates (hazard.go)
+	PolicyGiven      = "given"      // Config.IntervalFor the estimated cost C (a protocol running cpr under it brings its own optimum)
 )
 
 // Config configures the protocol.
@@ -75,6 +76,8 @@ type Config struct {
 	Restart      sim.Time
 	// Law feeds the hazard policy.
 	Law FailureLaw
+	// IntervalFor is the interval of policy given for a checkpoint cost c.
+	IntervalFor func(c sim.Time) sim.Time
 	// BuddyOffset places each node's buddy copy on the slot BuddyOffset
 	// places further in rank order (sim.Runtime.SlotPartner; 0 means 1,
 	// the next one). A multiple of the failure-domain size puts it in
@@ -225,6 +228,10 @@ func New(cfg Config) (*Protocol, error) {
 		if !(cfg.Law.NodeMTBF > 0 && cfg.Law.Shape > 0 && cfg.Law.Extra >= 0) {
 			return nil, fmt.Errorf("protocol.interval: checkpoint interval %q needs exponential or Weibull failures", cfg.Policy)
 		}
+	case PolicyGiven:
+		if cfg.IntervalFor == nil {
+			return nil, fmt.Errorf("protocol.interval: checkpoint interval %q needs Config.IntervalFor", cfg.Policy)
+		}
 	default:
 		return nil, fmt.Errorf("protocol.interval: unknown checkpoint interval %q (fixed, iterations, young, daly, auto, hazard)", cfg.Policy)
 	}
@@ -263,6 +270,8 @@ func (p *Protocol) Start() {
 		p.interval = p.cfg.Period
 	case PolicyYoung, PolicyDaly:
 		p.interval = p.optimal(p.EstimateCost())
+	case PolicyGiven:
+		p.interval = max(p.cfg.IntervalFor(p.EstimateCost()), sim.Microsecond)
 	case PolicyHazard:
 		p.cost = p.EstimateCost() // the interval is set when armed
 	}
@@ -505,6 +514,14 @@ func (p *Protocol) checkpoint() {
 			if p.cfg.Policy == PolicyAuto && p.measuredC == 0 {
 				p.measuredC = rt.Now() - start
 				p.interval = max(sim.FromSeconds(DalyHigher(p.measuredC.Seconds(), p.cfg.PlatformMTBF.Seconds())), sim.Microsecond)
+			}
+			if r, ok := p.replicas.(ReplicaRestarter); ok {
+				r.RestartReplicas(func() {
+					if gen == p.gen {
+						p.resume()
+					}
+				})
+				return
 			}
 			p.resume()
 		})

@@ -23,6 +23,22 @@ type Replicas interface {
 	Writer(id sim.ObjID) sim.ObjID
 }
 
+// ReplicaRestarter is a Replicas that re-creates lost replicas after each
+// checkpoint (the restart strategy of Benoit, Herault, Le Fèvre and Robert,
+// SC'19): cpr calls RestartReplicas once the checkpoint is committed, with
+// the application still paused, and resumes the application when it calls
+// resume (unless a failure's recovery has begun meanwhile).
+type ReplicaRestarter interface {
+	Replicas
+	RestartReplicas(resume func())
+}
+
+// Adopt takes over spare s, booting for failed node failed on behalf of a
+// protocol that runs cpr under it: the recovery that starts now puts s in
+// failed's place once booted rather than boot a second spare
+// (none.Replacer.Adopt). Call it before OnFailure.
+func (p *Protocol) Adopt(s, failed sim.NodeID) { p.nodes.Adopt(s, failed) }
+
 // Replicated makes the checkpoints hold one piece per process of
 // replicated objects (call it before the run).
 func (p *Protocol) Replicated(r Replicas) { p.replicas = r }

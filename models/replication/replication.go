@@ -45,7 +45,10 @@
 package replication
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 
 	"ftsim/internal/peermap"
 	"ftsim/internal/seqset"
@@ -61,10 +64,17 @@ type Config struct {
 	HeaderBytes int64
 	// Checkpoint, when set, takes coordinated checkpoints with these
 	// settings, to which an interruption rolls back; nil restarts from
-	// scratch. Its interval policy is fixed, young, daly or auto (iteration
-	// boundaries and node hazards mean nothing to degraded pairs), with
-	// drained networks (a recorded message would bypass the numbering).
+	// scratch. Its interval policy is fixed, young, daly, auto or given
+	// (iteration boundaries and node hazards mean nothing to degraded
+	// pairs), with drained networks (a recorded message would bypass the
+	// numbering).
 	Checkpoint *cpr.Config
+	// RestartReplicas re-creates the replicas lost to failures the
+	// application survived after each checkpoint, on spares booted when
+	// the failures were detected (Benoit et al.'s restart strategy); false
+	// leaves the pairs degraded until an interruption (no-restart). It
+	// needs Checkpoint.
+	RestartReplicas bool
 }
 
 // Counters are what the protocol did in a run.
@@ -76,6 +86,12 @@ type Counters struct {
 	// AppFailures counts the failures of application nodes reported before
 	// the first interruption's report, the interrupting one included.
 	AppFailures int
+	// Restarted counts the replicas re-created after checkpoints
+	// (Config.RestartReplicas), RestartTime the time the application
+	// waited for them, RestartBytes the bytes copied to their nodes.
+	Restarted    int
+	RestartTime  sim.Time
+	RestartBytes int64
 }
 
 // Protocol is process replication; make one per run.
@@ -90,6 +106,11 @@ type Protocol struct {
 	// start or rollback: an interruption hands them to the recovery, whose
 	// spares replace their nodes too.
 	survived []sim.Failure
+	// booting are the spares booting for failures survived, by the node
+	// each replaces (RestartReplicas); interruptions counts the
+	// interruptions so far, which void a restart in progress.
+	booting       map[sim.NodeID]sim.NodeID
+	interruptions int
 	// C counts the protocol's work.
 	C Counters
 }
@@ -108,11 +129,14 @@ func New(cfg Config) (*Protocol, error) {
 	if cfg.HeaderBytes < 0 {
 		return nil, fmt.Errorf("protocol.header_bytes: must not be negative (got %d)", cfg.HeaderBytes)
 	}
-	p := &Protocol{cfg: cfg}
+	p := &Protocol{cfg: cfg, booting: map[sim.NodeID]sim.NodeID{}}
+	if cfg.RestartReplicas && cfg.Checkpoint == nil {
+		return nil, fmt.Errorf("protocol.restart_replicas: replicas are restarted after checkpoints: set interval")
+	}
 	if c := cfg.Checkpoint; c != nil {
 		switch c.Policy {
 		case cpr.PolicyIterations, cpr.PolicyHazard:
-			return nil, fmt.Errorf("protocol.interval: replication checkpoints at intervals of time (fixed, young, daly, auto), not %q", c.Policy)
+			return nil, fmt.Errorf("protocol.interval: replication checkpoints at intervals of time (fixed, young, daly, auto, benoit), not %q", c.Policy)
 		}
 		if c.NoDrain {
 			return nil, fmt.Errorf("protocol.drain: replication's checkpoints drain the network (a recorded message would bypass its numbering)")
@@ -255,7 +279,13 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		return
 	}
 	if f.WasSpare {
-		return // an idle spare: nothing ran there
+		// an idle spare, where nothing ran, or one booting to replace a
+		// failed node: another takes its place
+		if old, ok := p.booting[f.Node]; ok {
+			delete(p.booting, f.Node)
+			p.replace(old)
+		}
+		return
 	}
 	if p.C.Interruptions == 0 {
 		p.C.AppFailures++
@@ -280,13 +310,25 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		if p.ckpt != nil {
 			p.ckpt.Survived(f.Node)
 		}
+		if p.cfg.RestartReplicas {
+			p.replace(f.Node)
+		}
 		return
 	}
 	p.C.Interruptions++
 	p.C.InterruptedAt = append(p.C.InterruptedAt, at)
-	for _, g := range p.survived {
-		p.recover(g)
+	p.interruptions++
+	// the spares booting for the failures survived now boot for the
+	// recovery, which would otherwise take others for the same nodes
+	for _, s := range slices.Sorted(maps.Keys(p.booting)) {
+		p.ckpt.Adopt(s, p.booting[s])
 	}
+	for _, g := range p.survived {
+		if !slices.Contains(slices.Collect(maps.Values(p.booting)), g.Node) {
+			p.recover(g)
+		}
+	}
+	clear(p.booting)
 	p.survived = p.survived[:0]
 	p.recover(f)
 }
@@ -317,6 +359,131 @@ func (p *Protocol) OnFinish() {
 	p.report()
 }
 
+// replace boots a spare to take the slot of failed node n, where the
+// replicas n held are restarted after the next checkpoint; none when no
+// spare is left (n's pairs stay degraded).
+func (p *Protocol) replace(n sim.NodeID) {
+	if s, ok := p.RT.TakeSpare(p.booted); ok {
+		p.booting[s] = n
+	}
+}
+
+// booted puts spare s in the slot of the node it replaces: the replicas lost
+// there are placed on s, still lost until restarted.
+func (p *Protocol) booted(s sim.NodeID) {
+	if n, ok := p.booting[s]; ok {
+		delete(p.booting, s)
+		p.RT.ReplaceSlot(n, s)
+	}
+}
+
+// RestartReplicas implements cpr.ReplicaRestarter: after a checkpoint, every
+// replica lost to a failure the application survived whose node has been
+// replaced is re-created there as a copy of its twin, the state and the
+// messages waiting for it, sent from the twin's node (the application is
+// paused at the cut: the twin's state is the one just saved). The
+// application resumes when every copy has arrived. The new replica numbers
+// and drops messages as its twin does, and receives both copies of each
+// message again.
+func (p *Protocol) RestartReplicas(resume func()) {
+	rt := p.RT
+	if !p.cfg.RestartReplicas {
+		resume()
+		return
+	}
+	began, epoch := rt.Now(), p.interruptions
+	type route struct{ from, to sim.NodeID }
+	var todo []restartCopy
+	bytes := map[route]int64{}
+	for i := range p.rep {
+		id := sim.ObjID(i)
+		to, twin := rt.NodeOf(id), p.Twin(id)
+		if !p.rep[id].dead || rt.Lost(twin) || !rt.Alive(to) {
+			continue // alive, lost with its twin (an interruption), or not replaced yet
+		}
+		c, err := p.copyOf(twin, id)
+		if err != nil {
+			rt.Abort(fmt.Sprintf("restart replica: %v", err))
+			return
+		}
+		todo = append(todo, c)
+		bytes[route{rt.NodeOf(twin), to}] += c.size
+	}
+	if len(todo) == 0 {
+		resume()
+		return
+	}
+	pending := 1
+	done := func(bool) {
+		if pending--; pending > 0 || epoch != p.interruptions {
+			return
+		}
+		for _, c := range todo {
+			p.restore(c)
+		}
+		p.C.RestartTime += rt.Now() - began
+		for _, n := range rt.Slots() {
+			rt.Span(n, began, rt.Now(), "restart")
+		}
+		resume()
+	}
+	routes := slices.SortedFunc(maps.Keys(bytes), func(a, b route) int {
+		return cmp.Or(cmp.Compare(a.to, b.to), cmp.Compare(a.from, b.from))
+	})
+	for _, r := range routes {
+		pending++
+		p.C.RestartBytes += bytes[r]
+		rt.Transfer(r.from, r.to, bytes[r], sim.TagTransfer, done)
+	}
+	done(true)
+}
+
+// restartCopy is the copy of a replica's twin that re-creates it.
+type restartCopy struct {
+	id      sim.ObjID
+	state   []byte
+	inbox   []*sim.Message // readdressed to id
+	started bool
+	size    int64 // modeled bytes: the state and the waiting messages
+}
+
+// copyOf copies replica twin's state and waiting messages for replica id.
+func (p *Protocol) copyOf(twin, id sim.ObjID) (restartCopy, error) {
+	rt := p.RT
+	state, in, started, err := rt.Snapshot(twin)
+	if err != nil {
+		return restartCopy{}, err
+	}
+	c := restartCopy{id: id, state: state, inbox: make([]*sim.Message, len(in)), started: started, size: rt.ModeledSize(twin)}
+	for i, m := range in {
+		c.inbox[i] = m.Clone()
+		c.inbox[i].Dst = id
+		c.size += m.WireSize()
+	}
+	return c, nil
+}
+
+// restore re-creates lost replica c.id on its node from copy c, if its twin
+// (the source) and its node both still live; a failure survived meanwhile
+// leaves it to the next checkpoint.
+func (p *Protocol) restore(c restartCopy) {
+	rt := p.RT
+	id, twin := c.id, p.Twin(c.id)
+	if rt.Lost(twin) || !rt.Alive(rt.NodeOf(id)) || !rt.Lost(id) {
+		return
+	}
+	if err := rt.Restore(id, rt.NodeOf(id), c.state, c.inbox, c.started); err != nil {
+		rt.Abort(fmt.Sprintf("restart replica: %v", err))
+		return
+	}
+	// one instance of the pair again: its progress counts once
+	// (pairProgress)
+	p.rep[id].life = p.rep[twin].life
+	rt.RefreshProgress(id)
+	rt.RefreshProgress(twin)
+	p.C.Restarted++
+}
+
 // The protocol's metrics (sim.Stats.SetMetric).
 const (
 	MetricInterruptions     = "replication_interruptions"        // failures that took both replicas of an object
@@ -324,6 +491,8 @@ const (
 	MetricDuplicates        = "replication_duplicates"           // second copies dropped
 	MetricRewritten         = "replication_pieces_rewritten"     // of checkpoints being written, lost in a failure survived and written again
 	MetricRetaken           = "replication_checkpoints_retaken"  // voided by such a failure and taken again (a piece had no replica left)
+	MetricRestarted         = "replication_replicas_restarted"   // re-created after checkpoints (restart_replicas)
+	MetricRestartTime       = "replication_restart_s"            // the time the application waited for them
 )
 
 // report publishes the counters as run metrics.
@@ -337,6 +506,10 @@ func (p *Protocol) report() {
 	if p.ckpt != nil {
 		st.SetMetric(MetricRewritten, float64(p.ckpt.Rewritten))
 		st.SetMetric(MetricRetaken, float64(p.ckpt.Retaken))
+	}
+	if p.cfg.RestartReplicas {
+		st.SetMetric(MetricRestarted, float64(p.C.Restarted))
+		st.SetMetric(MetricRestartTime, p.C.RestartTime.Seconds())
 	}
 }
 

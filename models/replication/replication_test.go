@@ -301,3 +301,86 @@ func TestSingleNodeRefused(t *testing.T) {
 		t.Fatalf("finished %v at %v, note %q", res.Finished, res.Makespan, res.Stats.UnrecoverableNote)
 	}
 }
+
+// withRestarts is replication with a checkpoint to the PFS every period,
+// after which the replicas lost since are restarted.
+func withRestarts(t *testing.T, period sim.Time) *Protocol {
+	t.Helper()
+	p := withCheckpoints(t, period)
+	p.cfg.RestartReplicas = true
+	return p
+}
+
+// TestRestartReplicas: the replicas a failure took are re-created on a spare
+// after the next checkpoint, as copies of their twins, so that the later
+// failure of the twins' node is survived where it interrupts the run without
+// restarts. The spare boots when the failure is detected; the restart waits
+// for it until a later checkpoint, and a spare that dies booting is replaced.
+// Every run gives the application's answer.
+func TestRestartReplicas(t *testing.T) {
+	base := run(t, sim.DefaultConfig(), lifeJob(t), none.New())
+	cfg := sim.DefaultConfig()
+	cfg.Spares = 3
+	cfg.DetectDelay = sim.Millisecond
+	free := run(t, cfg, lifeJob(t), newProtocol(t, Config{}))
+	period := free.Makespan / 8
+	cases := []struct {
+		name      string
+		boot      sim.Time
+		failures  []sim.ScriptedFailure
+		restarted int // replicas restarted
+		spares    int // spares left at the end
+		interrupt bool
+	}{
+		// node 1 holds 4 replicas (its 2 tiles' A, node 3's tiles' B), on
+		// spare 4 after the first checkpoint; node 3's on spare 5 later
+		{"restart at the next checkpoint", 0, []sim.ScriptedFailure{{Node: 1, At: period / 2}, {Node: 3, At: 3 * period}}, 8, 1, false},
+		// the spare boots after the first checkpoint: the second restarts
+		{"spare still booting at the first checkpoint", period, []sim.ScriptedFailure{{Node: 1, At: period / 2}, {Node: 3, At: 3 * period}}, 8, 1, false},
+		// node 4, the first spare, dies while booting: node 5 replaces it
+		{"spare dies booting", period, []sim.ScriptedFailure{{Node: 1, At: period / 2}, {Node: 4, At: period}, {Node: 3, At: 3*period + period/2}}, 8, 0, false},
+		// spare 5, which took node 3's replicas, fails in turn: spare 6
+		{"restarted replicas restarted again", 0, []sim.ScriptedFailure{{Node: 1, At: period / 2}, {Node: 3, At: 3 * period}, {Node: 5, At: 5 * period}}, 12, 0, false},
+		// the pair is lost while node 1's spare boots: the rollback takes
+		// that spare over and boots one more, for node 3, not two
+		{"interruption while a spare boots", period, []sim.ScriptedFailure{{Node: 1, At: period / 2}, {Node: 3, At: period/2 + period/3}}, 0, 1, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cfg
+			cfg.SpareBoot = c.boot
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.failures
+			p := withRestarts(t, period)
+			rt, err := sim.New(cfg, lifeJob(t), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if !res.Finished || !res.Outcome.OK || res.Outcome.Digest != base.Outcome.Digest {
+				t.Fatalf("finished %v, outcome %+v", res.Finished, res.Outcome)
+			}
+			if interrupted := p.C.Interruptions > 0; interrupted != c.interrupt || p.C.Restarted != c.restarted {
+				t.Errorf("interruptions %d, replicas restarted %d: want %d", p.C.Interruptions, p.C.Restarted, c.restarted)
+			}
+			if p.C.Restarted > 0 && (p.C.RestartTime <= 0 || p.C.RestartBytes <= 0) {
+				t.Errorf("restart time %v, bytes %d", p.C.RestartTime, p.C.RestartBytes)
+			}
+			if left := rt.SparesLeft(); left != c.spares {
+				t.Errorf("%d spares left, want %d", left, c.spares)
+			}
+			// every pair whole again at the end, on live application nodes
+			for i := range rt.NumObjects() {
+				id := sim.ObjID(i)
+				if n := rt.NodeOf(id); rt.Lost(id) || !rt.Alive(n) || rt.SlotIndex(n) < 0 {
+					t.Errorf("replica %d at the end: lost %v, on node %d (alive %v, slot %d)", id, rt.Lost(id), n, rt.Alive(n), rt.SlotIndex(n))
+				}
+			}
+			// without restarts the pair (1, 3) is lost
+			q := withCheckpoints(t, period)
+			if run(t, cfg, lifeJob(t), q); q.C.Interruptions == 0 {
+				t.Error("no interruption without restarts")
+			}
+			t.Logf("makespan %v (fault-free %v), %d restarted in %v", res.Makespan, free.Makespan, p.C.Restarted, p.C.RestartTime)
+		})
+	}
+}
