@@ -342,7 +342,9 @@ func (p *Point) dpsPredictions() []Prediction {
 // even number of nodes (node k pairs with node k+N/2); with checkpoints, the
 // exact periodic model with interruptions in place of failures, as if they
 // came at the constant rate 1/MTTI (they do not: a whole platform needs two
-// failures to be interrupted, so early ones are rarer than that).
+// failures to be interrupted, so early ones are rarer than that); with the
+// restart strategy, the exact model of periods that each start with every
+// pair intact (replication.RestartMean).
 func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	s := p.Scenario
 	n := s.Cluster.Nodes
@@ -366,6 +368,17 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	R := restart + 2*ck.RestoreCost(c)                       // both replicas of every object read its piece
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
 	ps.add("interval in use τ", tau, "s", "", "", false)
+	if pr.RestartsReplicas() {
+		// every period starts with b intact pairs: the exact model
+		lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
+		ps.add("restart strategy's period", replication.RestartPeriod(c, lambda, b), "s", "(3C/(4bλ²))^⅓ (first order, Benoit et al.)", inputs, false)
+		name := "periodic checkpoint, replicas restarted"
+		e := replication.RestartMean(lambda, b, W, tau, c, R)
+		ps.add(name, e, "s", "Σ segments (∫₀ᴸS(t)dt + (1 − S(L))R)/S(L), S(t) = (1 − (1 − e^{−λt})²)^b",
+			fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s; restart copies not counted", W, c, R), true)
+		ps.headline(e, name)
+		return
+	}
 	name := "periodic checkpoint at μ = MTTI"
 	e := cpr.PeriodicMean(1/mtti, W, tau, c, 0, R)
 	ps.add(name, e, "s", "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1), λ = 1/MTTI",

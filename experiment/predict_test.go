@@ -33,6 +33,8 @@ func TestPredictionsByProtocol(t *testing.T) {
 		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
 			[]string{"restart from scratch"}, "T_pf (Kabir §3.4.1, worst case)"},
 		{"replication", nil, []string{"failures to interruption MNFTI", "mean time to interruption"}, ""},
+		{"replication", []string{"protocol.interval=fixed", "protocol.period=0.3s"}, []string{"checkpoint cost C"}, "periodic checkpoint at μ = MTTI"},
+		{"replication", []string{`protocol.interval="benoit"`, "protocol.restart_replicas=true"}, []string{"restart strategy's period"}, "periodic checkpoint, replicas restarted"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			s := smallScenario(t, append([]string{"protocol.kind=" + tc.kind}, tc.sets...)...)
@@ -95,6 +97,19 @@ func TestPredictionsByProtocol(t *testing.T) {
 				}
 				if got, want := byName["mean time to interruption"].Value, s.Failures.NodeMTBF.Seconds()*mnfti/float64(n); math.Abs(got-want) > 1e-9*want {
 					t.Errorf("MTTI %g s, want %g s", got, want)
+				}
+				if tc.makespan == "" {
+					break
+				}
+				if got := byName[tc.makespan].Value; !(got > p.FaultFree.Seconds()) {
+					t.Errorf("%s %g s, not above the fault-free %g s", tc.makespan, got, p.FaultFree.Seconds())
+				}
+				// the restart strategy checkpoints at its own period (for
+				// the estimated cost; the prediction's is the measured one)
+				if period, ok := byName["restart strategy's period"]; ok {
+					if tau := byName["interval in use τ"].Value; math.Abs(period.Value-tau) > 0.01*tau {
+						t.Errorf("interval %g s, the restart strategy's period %g s", tau, period.Value)
+					}
 				}
 			case "dps":
 				o := byName["DPS fault-free overhead (Gerlach–Hersch §7)"].Value

@@ -419,6 +419,7 @@ type replicationParams struct {
 	Image       scenarios.Size     `toml:"image"`
 	Buddy       int64              `toml:"buddy_offset"`
 	Rebuild     bool               `toml:"rebuild"`
+	Restart     bool               `toml:"restart_replicas"` // Benoit et al.'s restart strategy
 }
 
 // replicationConfig decodes and checks the [protocol] keys of kind
@@ -438,12 +439,17 @@ func replicationConfig(s *scenarios.Scenario) (replication.Config, error) {
 	if s.Cluster.Nodes < 2 {
 		return replication.Config{}, sec.Errorf("kind", "replication puts the two replicas of an object on different nodes: cluster.nodes must be at least 2, not %d", s.Cluster.Nodes)
 	}
-	cfg := replication.Config{HeaderBytes: p.HeaderBytes}
+	cfg := replication.Config{HeaderBytes: p.HeaderBytes, RestartReplicas: p.Restart}
 	if !sec.Has("interval") && sec.Has("period") {
 		p.Interval = cpr.PolicyFixed // a period alone says which policy is meant
 	}
+	switch p.Interval {
+	case "none", cpr.PolicyFixed, cpr.PolicyYoung, cpr.PolicyDaly, cpr.PolicyAuto, policyBenoit:
+	default:
+		return replication.Config{}, sec.Errorf("interval", "replication checkpoints at intervals of time: none, fixed, young, daly, auto or benoit, not %q", p.Interval)
+	}
 	if p.Interval == "none" {
-		for _, k := range []string{"period", "tier", "levels", "image", "buddy_offset", "rebuild"} {
+		for _, k := range []string{"period", "tier", "levels", "image", "buddy_offset", "rebuild", "restart_replicas"} {
 			if sec.Has(k) {
 				return replication.Config{}, sec.Errorf(k, "concerns checkpoints, and interval = \"none\" takes none (an interruption restarts the run from scratch): set interval")
 			}
@@ -458,7 +464,13 @@ func replicationConfig(s *scenarios.Scenario) (replication.Config, error) {
 		if c.Levels, err = cprLevels(sec, p.Tier, p.Levels); err != nil {
 			return replication.Config{}, err
 		}
-		if (c.Policy == cpr.PolicyYoung || c.Policy == cpr.PolicyDaly || c.Policy == cpr.PolicyAuto) && c.PlatformMTBF == 0 {
+		if c.Policy == policyBenoit {
+			if !p.Restart {
+				return replication.Config{}, sec.Errorf("interval", "%q is the period of the restart strategy: set restart_replicas = true", policyBenoit)
+			}
+			c.Policy, c.IntervalFor = cpr.PolicyGiven, benoitInterval(s)
+		}
+		if (c.Policy == cpr.PolicyYoung || c.Policy == cpr.PolicyDaly || c.Policy == cpr.PolicyAuto || c.Policy == cpr.PolicyGiven) && c.PlatformMTBF == 0 {
 			c.Policy = cpr.PolicyFixed // no failure rate to optimise for: the fixed period
 		}
 		cfg.Checkpoint = &c
@@ -467,6 +479,21 @@ func replicationConfig(s *scenarios.Scenario) (replication.Config, error) {
 		return replication.Config{}, sec.Errorf("", "%v", err) // located at the key the message starts with
 	}
 	return cfg, nil
+}
+
+// policyBenoit is replication's interval policy of the restart strategy
+// (replication.RestartPeriod).
+const policyBenoit = "benoit"
+
+// benoitInterval is the restart strategy's first-order optimal period for a
+// checkpoint cost c on the scenario's b = N/2 node pairs, from the nodes'
+// mean time between failures.
+func benoitInterval(s *scenarios.Scenario) func(c sim.Time) sim.Time {
+	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
+	b := s.Cluster.Nodes / 2
+	return func(c sim.Time) sim.Time {
+		return sim.FromSeconds(replication.RestartPeriod(c.Seconds(), lambda, b))
+	}
 }
 
 // replicationMTTI is the mean time to interruption of the scenario's node

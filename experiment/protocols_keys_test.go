@@ -106,6 +106,13 @@ func TestProtocolKeyErrors(t *testing.T) {
 			"keys.toml:11: protocol.header_bytes: must be ≥ 0, got -8"},
 		{"replication unknown key", []string{`kind = "replication"`, "repair = true"}, nil, `keys.toml:11: unknown key "protocol.repair"`},
 		{"replication", []string{`kind = "replication"`, "header_bytes = 8"}, []string{"cluster.nodes=5"}, ""},
+		{"replication restarts without checkpoints", []string{`kind = "replication"`, "restart_replicas = true"}, nil,
+			`keys.toml:11: protocol.restart_replicas: concerns checkpoints, and interval = "none" takes none`},
+		{"replication benoit without restarts", []string{`kind = "replication"`, `interval = "benoit"`}, nil,
+			`keys.toml:11: protocol.interval: "benoit" is the period of the restart strategy: set restart_replicas = true`},
+		{"replication hazard interval", []string{`kind = "replication"`, `interval = "hazard"`}, nil,
+			`keys.toml:11: protocol.interval: replication checkpoints at intervals of time: none, fixed, young, daly, auto or benoit, not "hazard"`},
+		{"replication restart strategy", []string{`kind = "replication"`, `interval = "benoit"`, "restart_replicas = true"}, nil, ""},
 		// periods a run adds to its clock: under 100 years (sim.CheckDelay)
 		{"cpr period of a century", []string{`kind = "cpr"`, `period = "100y"`}, nil,
 			"keys.toml:11: protocol.period: must be ≥ 0 and under 100 years, got 100 years"},

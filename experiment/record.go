@@ -109,6 +109,7 @@ var protocolMetrics = []string{
 	cpr.MetricRebuildBytes,
 	dps.MetricBackupPeak, dps.MetricQueuePeak, dps.MetricStatePeak, dps.MetricCopyPeak, dps.MetricStateBytes,
 	replication.MetricInterruptions, replication.MetricFirstInterruption, replication.MetricDuplicates, replication.MetricRewritten, replication.MetricRetaken,
+	replication.MetricRestarted, replication.MetricRestartTime,
 }
 
 // Metrics returns the names Record.Metric knows: the numeric columns of

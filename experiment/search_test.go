@@ -66,7 +66,8 @@ type searchProtocol struct {
 // multi-level schedule of cpr, one without draining; dps with one or two
 // backups and without checkpoints; mlog's two restarts; abft (pida and dp
 // only) on spares or on the survivors; replication, with and without a
-// header, restarting from scratch or rolling back to checkpoints.
+// header, restarting from scratch or rolling back to checkpoints, with and
+// without restarting lost replicas after them.
 var searchProtocols = []searchProtocol{
 	{"none", nil, nil},
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, period}, nil},
@@ -84,6 +85,8 @@ var searchProtocols = []searchProtocol{
 	{"replication", []string{"protocol.header_bytes=8"}, replicatedWorkloads},
 	{"replication", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, period}, replicatedWorkloads},
 	{"replication", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, period}, replicatedWorkloads},
+	{"replication", []string{`protocol.interval="fixed"`, "protocol.restart_replicas=true", "protocol.header_bytes=8", period}, replicatedWorkloads},
+	{"replication", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, "protocol.restart_replicas=true", period}, replicatedWorkloads},
 }
 
 // replicatedWorkloads are the workloads replication accepts: those whose

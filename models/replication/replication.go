@@ -180,6 +180,10 @@ func (p *Protocol) Start() {
 	}
 }
 
+// RestartsReplicas reports whether lost replicas are restarted after each
+// checkpoint (Config.RestartReplicas).
+func (p *Protocol) RestartsReplicas() bool { return p.cfg.RestartReplicas }
+
 // Checkpointer is the checkpoint protocol run under replication (nil
 // without checkpoints).
 func (p *Protocol) Checkpointer() *cpr.Protocol { return p.ckpt }
