@@ -9,6 +9,7 @@ type call struct {
 	inc  uint32
 	size int64
 	tag  int32
+	io   uint32 // a storage operation: its node's storage epoch when issued
 	arg  int64
 }
 

@@ -157,7 +157,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 	rt.failRecs = append(rt.failRecs, Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never, wasSpare: wasSpare})
 	idx := len(rt.failRecs) - 1
 	nd.lastFailure = idx + 1
-	rt.pfs.dropNode(rt, n)
+	rt.pfs.drop(rt, n)
 
 	rt.failRecs[idx].mark = rt.progress
 	for i := range rt.objs {

@@ -354,6 +354,58 @@ func TestPFSSharedBandwidth(t *testing.T) {
 	}
 }
 
+// CancelStorage stops a node's storage operations: its parallel file system
+// transfers report failure at once and leave the bandwidth to the others,
+// its queued memory writes report failure when they would have ended, and
+// its next write starts at once; the other nodes' operations go on.
+// CancelStorage stops a node's storage operations: its parallel file system
+// transfers report failure at once and leave the bandwidth to the others,
+// its queued memory write reports failure when it would have ended, and its
+// next write starts at once; the other nodes' operations go on.
+func TestCancelStorage(t *testing.T) {
+	cfg := testConfig(4)
+	cfg.PFSBandwidth = 1e9
+	cfg.PFSLatency = Millisecond
+	cfg.MemBandwidth = 1e9
+	cfg.Limit = Minute
+	type end struct {
+		what string
+		at   Time
+		ok   bool
+	}
+	var ends []end
+	rt, _ := New(cfg, idle(4), &recordProto{})
+	rec := func(what string) func(bool) {
+		return func(ok bool) { ends = append(ends, end{what, rt.Now(), ok}) }
+	}
+	rt.At(0, func() {
+		rt.StorageRead(0, PFS, 2e6, rec("pfs 0"))
+		rt.StorageRead(1, PFS, 2e6, rec("pfs 1"))
+		rt.StorageRead(0, PFS, 1e6, rec("pfs 0 small"))
+		rt.StorageWrite(0, Memory, 3e6, rec("memory 0")) // until 3 ms
+	})
+	// in its latency until 1.5 ms, then a fourth flow
+	rt.At(Millisecond/2, func() { rt.StorageRead(0, PFS, 1e6, rec("pfs 0 late")) })
+	rt.At(2*Millisecond, func() {
+		rt.CancelStorage(0)
+		rt.StorageWrite(0, Memory, 1e6, rec("memory 0 after")) // at once: 1 ms
+	})
+	rt.Run()
+	// by 2 ms node 1 has read 0.5 ms at a third of 1 GB/s and 0.5 ms at a
+	// quarter: 0.291667 MB; alone, the rest takes 1.708333 ms
+	want := []end{
+		{"pfs 0 small", 2 * Millisecond, false}, // (in the order of the flows' heap)
+		{"pfs 0 late", 2 * Millisecond, false},
+		{"pfs 0", 2 * Millisecond, false},
+		{"memory 0", 3 * Millisecond, false},
+		{"memory 0 after", 3 * Millisecond, true},
+		{"pfs 1", 3708334, true},
+	}
+	if !slices.Equal(ends, want) {
+		t.Fatalf("ends %+v\nwant %+v", ends, want)
+	}
+}
+
 // A run is a pure function of (configuration, seed).
 func TestDeterminism(t *testing.T) {
 	run := func(seed uint64) Result {

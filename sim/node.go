@@ -35,6 +35,7 @@ type node struct {
 	activeSince Time
 	diskFree    Time
 	memFree     Time
+	io          uint32 // storage epoch: CancelStorage voids the operations of older ones
 	mem         [numMemKinds]int64
 	booted      func(NodeID) // a booting spare: what runs when it has booted
 	repairDue   bool         // repaired while still in the slots: joins the pool when it leaves them

@@ -43,7 +43,7 @@ func (rt *Runtime) StorageRead(n NodeID, t Tier, size int64, done func(ok bool))
 
 func (rt *Runtime) storage(n NodeID, t Tier, size int64, done func(bool)) {
 	nd := &rt.nodes[n]
-	c := rt.calls.put(call{node: n, inc: rt.links[n].inc, done: done})
+	c := rt.calls.put(call{node: n, inc: rt.links[n].inc, io: nd.io, done: done})
 	switch t {
 	case Memory, Disk:
 		free, bw, key := &nd.memFree, rt.cfg.MemBandwidth, "storage.memory_bandwidth"
@@ -65,7 +65,7 @@ func (rt *Runtime) onStorageDone(ev Event) {
 	ref := int32(ev.J & math.MaxUint32)
 	if ev.J>>32 == pfsStart {
 		cl := rt.calls.get(ref)
-		if rt.links[cl.node].inc != cl.inc {
+		if !rt.storageValid(cl) {
 			rt.calls.take(ref).done(false)
 			return
 		}
@@ -73,7 +73,28 @@ func (rt *Runtime) onStorageDone(ev Event) {
 		return
 	}
 	cl := rt.calls.take(ref)
-	cl.done(rt.links[cl.node].inc == cl.inc)
+	cl.done(rt.storageValid(&cl))
+}
+
+// storageValid reports whether storage operation cl still stands: its node
+// has neither failed nor cancelled its storage operations since it began.
+func (rt *Runtime) storageValid(cl *call) bool {
+	return rt.links[cl.node].inc == cl.inc && rt.nodes[cl.node].io == cl.io
+}
+
+// CancelStorage aborts node n's storage operations in flight, as when the
+// processes that issued them are killed: its parallel file system transfers
+// stop sharing the bandwidth at once, its memory and disk queues empty, and
+// every one of them reports done(false) (a transfer at once, the others when
+// they would have ended). A coordinated rollback kills the whole
+// application: without this, the reads of a recovery that a failure
+// restarted would go on competing with the next attempt's.
+func (rt *Runtime) CancelStorage(n NodeID) {
+	nd := &rt.nodes[n]
+	nd.io++
+	nd.memFree = min(nd.memFree, rt.eng.now)
+	nd.diskFree = min(nd.diskFree, rt.eng.now)
+	rt.pfs.drop(rt, n)
 }
 
 // psShare is a processor-sharing bandwidth: k concurrent flows each get
@@ -173,8 +194,8 @@ func (p *psShare) touch(rt *Runtime) {
 	}
 }
 
-// dropNode aborts the transfers of failed node n.
-func (p *psShare) dropNode(rt *Runtime, n NodeID) {
+// drop aborts the transfers of node n (failed, or cancelling them).
+func (p *psShare) drop(rt *Runtime, n NodeID) {
 	p.advance(rt.eng.now)
 	var keep psHeap
 	var dropped []int32

@@ -13,14 +13,20 @@ import (
 	"ftsim/sim"
 )
 
-// OnFailure aborts any checkpoint or recovery in progress, stops the
-// application, and recovers once the replacements have booted.
+// OnFailure aborts any checkpoint or recovery in progress (and their storage
+// operations), stops the application, and recovers once the replacements
+// have booted.
 func (p *Protocol) OnFailure(f sim.Failure) {
 	rt := p.RT
 	p.gen++
 	p.busy, p.due, p.recovering = true, false, true
 	rt.PauseApp()
 	rt.NewEpoch()
+	// the application is killed everywhere: the checkpoint writes and the
+	// recovery reads it had in flight stop with it
+	for _, n := range rt.Slots() {
+		rt.CancelStorage(n)
+	}
 	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)
 	if p.nodes.Failed(f) {
 		if len(rt.Slots()) == 0 {

@@ -324,15 +324,17 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	p.interruptions++
 	// the spares booting for the failures survived now boot for the
 	// recovery, which would otherwise take others for the same nodes
+	adopted := map[sim.NodeID]bool{}
 	for _, s := range slices.Sorted(maps.Keys(p.booting)) {
 		p.ckpt.Adopt(s, p.booting[s])
+		adopted[p.booting[s]] = true
 	}
+	clear(p.booting)
 	for _, g := range p.survived {
-		if !slices.Contains(slices.Collect(maps.Values(p.booting)), g.Node) {
+		if !adopted[g.Node] {
 			p.recover(g)
 		}
 	}
-	clear(p.booting)
 	p.survived = p.survived[:0]
 	p.recover(f)
 }
@@ -373,11 +375,13 @@ func (p *Protocol) replace(n sim.NodeID) {
 }
 
 // booted puts spare s in the slot of the node it replaces: the replicas lost
-// there are placed on s, still lost until restarted.
+// there are placed on s, still lost until restarted, and an interruption's
+// recovery has nothing left to do for that node's failure.
 func (p *Protocol) booted(s sim.NodeID) {
 	if n, ok := p.booting[s]; ok {
 		delete(p.booting, s)
 		p.RT.ReplaceSlot(n, s)
+		p.survived = slices.DeleteFunc(p.survived, func(f sim.Failure) bool { return f.Node == n })
 	}
 }
 
