@@ -6,7 +6,8 @@ package sim
 // pause/resume, snapshot/restore/migrate, storage, spares). The five families
 // fit it as follows:
 //   - coordinated checkpoint: timers, PauseApp + WhenQuiet (drained cut),
-//     Snapshot/Restore of every object, storage writes, NewEpoch on rollback;
+//     Snapshot/Restore of every object, storage writes, NewEpoch and
+//     CancelStorage on rollback;
 //   - DPS backups: OnSend stamps sequence numbers and sends a duplicate of the
 //     message (a Clone) to the backup node with SendControl, OnDispatch records
 //     the message being processed, OnArrive silently drops re-executed
@@ -20,7 +21,9 @@ package sim
 //   - replication: WrapWorkload runs every object twice (a Placer keeps the
 //     two apart), OnSend numbers each message and Transmits a Clone to the
 //     receiver's other replica, OnArrive drops the second copy, and a failure
-//     that leaves one replica of every object is only recorded.
+//     that leaves one replica of every object is only recorded (or, with
+//     restarts, the lost replicas are Restored on a spare, TakeSpare and
+//     ReplaceSlot, as copies of their twins after the next checkpoint).
 //
 // A protocol learns of a failure only when it is detected (OnFailure).
 type Protocol interface {

@@ -23,7 +23,8 @@
 // histories; experiment refuses those workloads.
 //
 // Failures. A dead replica is not re-created (Casanova et al.'s model: the
-// pair runs degraded), and messages to it stop once its failure is detected.
+// pair runs degraded; but see Restarts below), and messages to it stop once
+// its failure is detected.
 // When a failure takes the last replica of some object, the application is
 // interrupted: it restarts from scratch (none.Restarter), or, with
 // Config.Checkpoint, rolls back to the newest coordinated checkpoint (cpr),
@@ -42,6 +43,14 @@
 // again, under the same number, and its receivers drop; deterministic
 // objects make that copy the same message. The interval policies young and
 // daly take the mean time to interruption in place of the platform MTBF.
+//
+// Restarts (Config.RestartReplicas: Benoit, Herault, Le Fèvre and Robert's
+// restart strategy, SC'19). A failure the application survives boots a
+// spare for the failed node's slot; after the next checkpoint, the
+// application still paused at its cut, each lost replica whose node has been
+// replaced is re-created there as a copy of its twin, sent from the twin's
+// node (RestartReplicas), so that every period starts with every pair whole.
+// RestartPeriod and RestartMean are that strategy's period and exact model.
 package replication
 
 import (
