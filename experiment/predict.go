@@ -340,11 +340,11 @@ func (p *Point) dpsPredictions() []Prediction {
 // interruption of the b = N/2 node pairs and the mean time to the first
 // interruption, which assume independent exponential node failures and an
 // even number of nodes (node k pairs with node k+N/2); with checkpoints, the
-// exact periodic model with interruptions in place of failures, as if they
-// came at the constant rate 1/MTTI (they do not: a whole platform needs two
-// failures to be interrupted, so early ones are rarer than that); with the
-// restart strategy, the exact model of periods that each start with every
-// pair intact (replication.RestartMean).
+// exact model of either strategy (replication.Periodic), and for pairs left
+// degraded the usual approximation beside it: cpr's periodic model with
+// interruptions in place of failures, as if they came at the constant rate
+// 1/MTTI (they do not: a whole platform needs two failures to be
+// interrupted, so early ones are rarer than that).
 func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	s := p.Scenario
 	n := s.Cluster.Nodes
@@ -368,20 +368,24 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	R := restart + 2*ck.RestoreCost(c)                       // both replicas of every object read its piece
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
 	ps.add("interval in use τ", tau, "s", "", "", false)
-	if pr.RestartsReplicas() {
-		// every period starts with b intact pairs: the exact model
-		lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
-		ps.add("restart strategy's period", replication.RestartPeriod(c, lambda, b), "s", "(3C/(4bλ²))^⅓ (first order, Benoit et al.)", inputs, false)
-		name := "periodic checkpoint, replicas restarted"
-		e := replication.RestartMean(lambda, b, W, tau, c, R)
-		ps.add(name, e, "s", "Σ segments (∫₀ᴸS(t)dt + (1 − S(L))R)/S(L), S(t) = (1 − (1 − e^{−λt})²)^b",
-			fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s; restart copies not counted", W, c, R), true)
-		ps.headline(e, name)
-		return
+	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
+	m := replication.Periodic{Lambda: lambda, Pairs: b, Work: W, Tau: tau, C: c, R: R, Restart: pr.RestartsReplicas()}
+	inputs = fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s (%.4g s with its restarts)", W, c, R, m.Recovery())
+	name := "periodic checkpoint, pairs degraded"
+	if m.Restart {
+		ps.add("restart strategy's period", replication.RestartPeriod(c, lambda, b), "s", "(3C/(4bλ²))^⅓ (first order, Benoit et al.)", fmt.Sprintf("b=N/2=%d node pairs", b), false)
+		name = "periodic checkpoint, replicas restarted"
+		m.Ready = p.detectionDelay() + s.Cluster.SpareBoot.Seconds()
+		if s.Cluster.Spares == 0 {
+			m.Ready = math.Inf(1) // never whole again: the model does not apply
+		}
+		inputs += fmt.Sprintf(", replacements ready %.4g s after a failure; restart copies not counted", m.Ready)
 	}
-	name := "periodic checkpoint at μ = MTTI"
-	e := cpr.PeriodicMean(1/mtti, W, tau, c, 0, R)
-	ps.add(name, e, "s", "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1), λ = 1/MTTI",
-		fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s; interruptions taken as Poisson", W, c, R), true)
+	e := m.Mean()
+	ps.add(name, e, "s", "Σ segments Σ_m w_m(∫₀ᴸP_m^b + (1 − P_m(L)^b)(R' + M₀)), m segments since whole pairs", inputs, true)
 	ps.headline(e, name)
+	if !m.Restart {
+		ps.add("periodic checkpoint at μ = MTTI", cpr.PeriodicMean(1/mtti, W, tau, c, 0, R), "s", "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1), λ = 1/MTTI",
+			fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s; interruptions taken as Poisson", W, c, R), true)
+	}
 }

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/integrate/quad"
 
@@ -73,30 +74,161 @@ func RestartPeriod(c, lambda float64, b int) float64 {
 	return math.Cbrt(3 * c / (4 * float64(b) * lambda * lambda))
 }
 
-// RestartMean is the exact expected makespan of W seconds of replicated work
-// checkpointed after every tau seconds of work at cost C under the restart
-// strategy, with b pairs of nodes failing exponentially at rate lambda: each
-// segment (tau + C, the last one W's remainder without checkpoint) starts
-// with every pair intact (a checkpoint restarts the lost replicas, a
-// rollback replaces every dead node) and is tried again, after a recovery R
-// that no failure interrupts, until no pair loses both nodes within it. A
-// segment of length L takes (∫₀ᴸ S(t)dt + (1 − S(L))R)/S(L), S the pairs'
-// reliability (PairReliability). The restarts' copies are not counted: they
-// take a piece's transfer over the network, after the checkpoints that
-// follow failures only. Invalid inputs give NaN.
-func RestartMean(lambda float64, b int, W, tau, C, R float64) float64 {
-	if !(lambda >= 0 && W >= 0 && tau > 0 && C >= 0 && R >= 0) || b < 1 {
+// Periodic is replicated work checkpointed periodically, under either
+// strategy, on b pairs of nodes failing exponentially; Mean is its exact
+// expected makespan.
+type Periodic struct {
+	Lambda float64 // failure rate of a node (1/s)
+	Pairs  int     // b, the node pairs
+	Work   float64 // W: seconds of replicated work
+	Tau    float64 // seconds of work between checkpoints
+	C      float64 // the cost of a checkpoint (s)
+	// R is the recovery after an interruption; a failure of any of the 2b
+	// nodes before it ends starts it again.
+	R float64
+	// Restart is the restart strategy: at each checkpoint's commit, a pair
+	// that lost a node becomes whole again if a replacement is ready (a
+	// spare that has booted and not failed since). Without it a pair stays
+	// degraded until an interruption.
+	Restart bool
+	// Ready is, under the restart strategy, the time from a failure the
+	// application survives until its replacement is ready (detection and
+	// spare boot); a replacement failing before the commit starts it again.
+	// At most Tau + C.
+	Ready float64
+}
+
+// Recovery is the expected time of the recovery after an interruption, which
+// a failure of any of the 2b nodes starts again: (e^{2bλR} − 1)/(2bλ).
+func (p Periodic) Recovery() float64 {
+	if p.Lambda == 0 {
+		return p.R
+	}
+	rate := 2 * float64(p.Pairs) * p.Lambda
+	return math.Expm1(rate*p.R) / rate
+}
+
+// Mean is the exact expected makespan: W split into segments of Tau
+// seconds of work and a checkpoint (the last one the remainder, without
+// checkpoint), each tried again after an interruption until no pair loses
+// both nodes within it. Invalid inputs give NaN.
+//
+// Derivation. The pairs evolve independently but for the interruption that
+// ends an attempt, after which every node is replaced: started whole, a
+// pair survives to t with probability 2e^{−λt} − e^{−2λt} (both nodes, or
+// one, the other having failed), a degraded pair with e^{−λt}; given that
+// it has survived, the pair is whole or degraded at the next segment's
+// start with probabilities (w, d) that depend only on the number m of
+// segments since the last start from whole pairs, so that the attempt at a
+// segment of length L survives to t with probability P_m(t)^b, P_m(t) =
+// w(2e^{−λt} − e^{−2λt}) + d·e^{−λt}, and takes ∫₀ᴸ P_m^b on average before
+// it ends. Without restarts, w' ∝ w·e^{−2λL} and d' ∝ 2w(e^{−λL} − e^{−2λL})
+// + d·e^{−λL}. With them, a replacement is ready at the commit if none
+// failed in the last Ready = D seconds before it, with probability
+// r = e^{−λD}: a pair degraded by a failure at s ≤ L − D, or at the segment's
+// start, is whole again with probability r, one degraded after L − D stays
+// degraded. A failed attempt costs the recovery, (e^{2bλR} − 1)/(2bλ) with
+// its restarts, and the segment starts again with m = 0, from which it
+// takes M0 = (∫₀ᴸ P_0^b + (1 − P_0(L)^b)R')/P_0(L)^b (R' the Recovery); the next segment then
+// has m = 1. The distribution of m over the segments is carried forward, and
+// the states (w, d) that converge are merged. With Ready = 0 a pair is
+// always whole at a segment's start.
+func (p Periodic) Mean() float64 {
+	full, _ := cpr.PeriodicSplit(p.Work, p.Tau)
+	return p.mean(max(1024, int(stateBudget/max(full, 1))))
+}
+
+// stateBudget bounds the work of Mean, the segments times the states (w, d)
+// it tells apart: a pair's state that many segments after a rollback stands
+// for the later ones. Mean is then exact for up to 2^14 = 16,384 segments,
+// and for any number when the states converge sooner: within a few segments
+// under the restart strategy, after about 35/(λL) without it. Beyond that,
+// the late segments take an earlier state's survival, which underestimates
+// their interruptions.
+const stateBudget = 1 << 28
+
+// mean is Mean telling apart at most maxStates states.
+func (p Periodic) mean(maxStates int) float64 {
+	lam, b, D := p.Lambda, p.Pairs, p.Ready
+	if !(lam >= 0 && p.Work >= 0 && p.Tau > 0 && p.C >= 0 && p.R >= 0 && D >= 0) || b < 1 ||
+		p.Restart && D > p.Tau+p.C {
 		return math.NaN()
 	}
-	seg := func(l float64) float64 {
-		s := PairReliability(lambda, l, b)
-		up := quad.Fixed(func(t float64) float64 { return PairReliability(lambda, t, b) }, 0, l, 64, nil, 0)
-		return (up + (1-s)*R) / s
+	recovery := p.Recovery()
+	// pairTo is P(t) of a pair whole with probability w, degraded with d
+	pairTo := func(w, d, t float64) float64 {
+		e := math.Exp(-lam * t)
+		return w*e*(2-e) + d*e
 	}
-	full, last := cpr.PeriodicSplit(W, tau)
-	m := seg(last)
+	// segment is the expected time of a segment of length l entered in
+	// state st, its retries included, and the probability that its first
+	// attempt survives; m0 is the expected time of a retry
+	segment := func(st [2]float64, l, m0 float64) (float64, float64) {
+		f := func(t float64) float64 { return math.Pow(pairTo(st[0], st[1], t), float64(b)) }
+		s := f(l)
+		return quad.Fixed(f, 0, l, 64, nil, 0) + (1-s)*(recovery+m0), s
+	}
+	// fresh is M0, the expected time of a segment of length l retried from
+	// whole pairs until an attempt survives
+	fresh := func(l float64) float64 {
+		c, s := segment([2]float64{1, 0}, l, 0)
+		return c / s
+	}
+	L := p.Tau + p.C
+	e1, e2, r := math.Exp(-lam*L), math.Exp(-2*lam*L), math.Exp(-lam*D)
+	next := func(st [2]float64) [2]float64 {
+		w, d := st[0], st[1]
+		var nw, nd float64
+		if p.Restart {
+			early := 2 * e1 * -math.Expm1(-lam*(L-D)) // one failure by L − D, the other node alive at L
+			late := 2 * e1 * (math.Exp(-lam*(L-D)) - e1)
+			nw = w*(e2+early*r) + d*e1*r
+			nd = w*(early*(1-r)+late) + d*e1*(1-r)
+		} else {
+			nw, nd = w*e2, 2*w*(e1-e2)+d*e1
+		}
+		return [2]float64{nw / (nw + nd), nd / (nw + nd)}
+	}
+	full, last := cpr.PeriodicSplit(p.Work, p.Tau)
+	// states[m] is a pair's (w, d) m segments after a start from whole
+	// pairs, weight[m] the probability that a segment is entered there; once
+	// the states converge, the last one takes the weight of those after it
+	states, weight := [][2]float64{{1, 0}}, []float64{1}
+	converged := false
+	total := 0.0
 	if full > 0 {
-		m += full * seg(tau+C)
+		m0 := fresh(L)
+		var cost, survive, nextWeight []float64
+		for k := 0.0; k < full; k++ {
+			if !converged {
+				s, prev := next(states[len(states)-1]), states[len(states)-1]
+				if converged = math.Abs(s[1]-prev[1]) <= 1e-15 || len(states) == maxStates; !converged {
+					states, weight = append(states, s), append(weight, 0)
+				}
+			}
+			nextWeight = slices.Grow(nextWeight[:0], len(weight))[:len(weight)]
+			clear(nextWeight)
+			for m, wm := range weight {
+				if wm == 0 {
+					continue
+				}
+				for len(cost) <= m {
+					c, s := segment(states[len(cost)], L, m0)
+					cost, survive = append(cost, c), append(survive, s)
+				}
+				total += wm * cost[m]
+				nextWeight[min(m+1, len(weight)-1)] += wm * survive[m]
+				nextWeight[min(1, len(weight)-1)] += wm * (1 - survive[m])
+			}
+			weight, nextWeight = nextWeight, weight
+		}
 	}
-	return m
+	m0 := fresh(last)
+	for m, wm := range weight {
+		if wm > 0 {
+			c, _ := segment(states[m], last, m0)
+			total += wm * c
+		}
+	}
+	return total
 }

@@ -50,7 +50,7 @@
 // application still paused at its cut, each lost replica whose node has been
 // replaced is re-created there as a copy of its twin, sent from the twin's
 // node (RestartReplicas), so that every period starts with every pair whole.
-// RestartPeriod and RestartMean are that strategy's period and exact model.
+// RestartPeriod is that strategy's period; Periodic models both strategies.
 package replication
 
 import (
