@@ -123,16 +123,16 @@ func (p Periodic) Recovery() float64 {
 // segment of length L survives to t with probability P_m(t)^b, P_m(t) =
 // w(2e^{−λt} − e^{−2λt}) + d·e^{−λt}, and takes ∫₀ᴸ P_m^b on average before
 // it ends. Without restarts, w' ∝ w·e^{−2λL} and d' ∝ 2w(e^{−λL} − e^{−2λL})
-// + d·e^{−λL}. With them, a replacement is ready at the commit if none
-// failed in the last Ready = D seconds before it, with probability
-// r = e^{−λD}: a pair degraded by a failure at s ≤ L − D, or at the segment's
-// start, is whole again with probability r, one degraded after L − D stays
-// degraded. A failed attempt costs the recovery, (e^{2bλR} − 1)/(2bλ) with
-// its restarts, and the segment starts again with m = 0, from which it
-// takes M0 = (∫₀ᴸ P_0^b + (1 − P_0(L)^b)R')/P_0(L)^b (R' the Recovery); the next segment then
-// has m = 1. The distribution of m over the segments is carried forward, and
-// the states (w, d) that converge are merged. With Ready = 0 a pair is
-// always whole at a segment's start.
+// + d·e^{−λL}. With them, a replacement is ready at a commit if it has been
+// booting or up for the last D = Ready seconds without failing (a failure
+// of one starts another): with probability r = e^{−λD}, for a pair degraded
+// by a failure at s ≤ L − D or at the segment's start, which is then whole
+// again; a pair degraded after L − D stays degraded. A failed attempt costs
+// the recovery R' (Recovery) and the segment starts again with m = 0, from
+// which it takes M0 = (∫₀ᴸ P_0^b + (1 − P_0(L)^b)R')/P_0(L)^b; the next
+// segment then has m = 1. The distribution of m is carried from segment to
+// segment, up to the state where (w, d) converges (or stateBudget stops
+// it). With Ready = 0 a pair is always whole at a segment's start.
 func (p Periodic) Mean() float64 {
 	full, _ := cpr.PeriodicSplit(p.Work, p.Tau)
 	return p.mean(max(1024, int(stateBudget/max(full, 1))))
