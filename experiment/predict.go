@@ -384,6 +384,9 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	e := m.Mean()
 	ps.add(name, e, "s", "Σ segments Σ_m w_m(∫₀ᴸP_m^b + (1 − P_m(L)^b)(R' + M₀)), m segments since whole pairs", inputs, true)
 	ps.headline(e, name)
+	if best, at := m.BestTau(); finite(e) {
+		ps.add("best period, exact model", best, "s", "τ = W/n least", fmt.Sprintf("%.0f segments: %.6g s", math.Round(W/best), at), false)
+	}
 	if !m.Restart {
 		ps.add("periodic checkpoint at μ = MTTI", cpr.PeriodicMean(1/mtti, W, tau, c, 0, R), "s", "Σ segments e^{λR}(1/λ)(e^{λ(W+C)} − 1), λ = 1/MTTI",
 			fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s; interruptions taken as Poisson", W, c, R), true)

@@ -33,8 +33,8 @@ func TestPredictionsByProtocol(t *testing.T) {
 		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
 			[]string{"restart from scratch"}, "T_pf (Kabir §3.4.1, worst case)"},
 		{"replication", nil, []string{"failures to interruption MNFTI", "mean time to interruption"}, ""},
-		{"replication", []string{"protocol.interval=fixed", "protocol.period=0.3s"}, []string{"checkpoint cost C", "periodic checkpoint at μ = MTTI"}, "periodic checkpoint, pairs degraded"},
-		{"replication", []string{`protocol.interval="benoit"`, "protocol.restart_replicas=true", "cluster.spare_boot=0s"}, []string{"restart strategy's period"}, "periodic checkpoint, replicas restarted"},
+		{"replication", []string{"protocol.interval=fixed", "protocol.period=0.3s"}, []string{"checkpoint cost C", "periodic checkpoint at μ = MTTI", "best period, exact model"}, "periodic checkpoint, pairs degraded"},
+		{"replication", []string{`protocol.interval="benoit"`, "protocol.restart_replicas=true", "cluster.spare_boot=0s"}, []string{"restart strategy's period", "best period, exact model"}, "periodic checkpoint, replicas restarted"},
 		// a spare that boots for longer than a period: the model does not apply
 		{"replication", []string{`protocol.interval="benoit"`, "protocol.restart_replicas=true"}, []string{"restart strategy's period"}, ""},
 	} {

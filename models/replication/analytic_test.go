@@ -356,3 +356,43 @@ func TestPeriodicMonteCarlo(t *testing.T) {
 		})
 	}
 }
+
+// TestBestTau checks the ternary search against every whole number of
+// segments up to 8 times the first-order period's, under both strategies
+// and failure rates from rare to one failure per period, and that it beats
+// the first-order period.
+func TestBestTau(t *testing.T) {
+	for _, m := range []Periodic{
+		{Lambda: 1 / (25 * 86400.0), Pairs: 256, Work: 28740, C: 176, R: 474},
+		{Lambda: 1 / (2 * 86400.0), Pairs: 256, Work: 28740, C: 176, R: 474},
+		{Lambda: 1 / (2 * 86400.0), Pairs: 256, Work: 28740, C: 176, R: 474, Restart: true, Ready: 123},
+		{Lambda: 1 / (25 * 86400.0), Pairs: 256, Work: 28740, C: 176, R: 474, Restart: true, Ready: 123},
+		{Lambda: 1 / 120.0, Pairs: 2, Work: 1000, C: 1, R: 20, Restart: true, Ready: 20},
+		{Lambda: 1 / 120.0, Pairs: 2, Work: 1000, C: 1, R: 20},
+	} {
+		tau, mean := m.BestTau()
+		first := math.Sqrt(2 * m.C * MTTI(sim.FromSeconds(1/m.Lambda), m.Pairs).Seconds())
+		if m.Restart {
+			first = RestartPeriod(m.C, m.Lambda, m.Pairs)
+		}
+		bestN, best := 0, math.Inf(1)
+		for n := 1; n <= int(math.Ceil(8*m.Work/first)); n++ {
+			q := m
+			q.Tau = m.Work / float64(n)
+			if v := q.Mean(); v < best {
+				bestN, best = n, v
+			}
+		}
+		q := m
+		q.Tau = first
+		atFirst := q.Mean()
+		t.Logf("restart %v, λ = 1/%.0f s: best %.1f s (%.0f s) by search, %.1f s (%d segments) by scan; first-order period %.0f s gives %.1f s",
+			m.Restart, 1/m.Lambda, tau, mean, best, bestN, first, atFirst)
+		if mean != best || math.Abs(tau-m.Work/float64(bestN)) > 1e-9*tau {
+			t.Errorf("%+v: search %.3f s at τ = %.3f s, scan %.3f s at %d segments", m, mean, tau, best, bestN)
+		}
+		if mean > atFirst {
+			t.Errorf("%+v: best %.3f s above the first-order period's %.3f s", m, mean, atFirst)
+		}
+	}
+}
