@@ -370,21 +370,22 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	ps.add("interval in use τ", tau, "s", "", "", false)
 	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
 	m := replication.Periodic{Lambda: lambda, Pairs: b, Work: W, Tau: tau, C: c, R: R, Restart: pr.RestartsReplicas()}
-	inputs = fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s (%.4g s with its restarts)", W, c, R, m.Recovery())
+	given := fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s (%.4g s with its restarts)", W, c, R, m.Recovery())
 	name := "periodic checkpoint, pairs degraded"
 	if m.Restart {
-		ps.add("restart strategy's period", replication.RestartPeriod(c, lambda, b), "s", "(3C/(4bλ²))^⅓ (first order, Benoit et al.)", fmt.Sprintf("b=N/2=%d node pairs", b), false)
+		ps.add("restart strategy's period", replication.RestartPeriod(c, lambda, b), "s", "(3C/(4bλ²))^⅓ (first order, Benoit et al.)", inputs, false)
 		name = "periodic checkpoint, replicas restarted"
 		m.Ready = p.detectionDelay() + s.Cluster.SpareBoot.Seconds()
 		if s.Cluster.Spares == 0 {
 			m.Ready = math.Inf(1) // never whole again: the model does not apply
 		}
-		inputs += fmt.Sprintf(", replacements ready %.4g s after a failure; restart copies not counted", m.Ready)
+		given += fmt.Sprintf(", replacements ready %.4g s after a failure; restart copies not counted", m.Ready)
 	}
 	e := m.Mean()
-	ps.add(name, e, "s", "Σ segments Σ_m w_m(∫₀ᴸP_m^b + (1 − P_m(L)^b)(R' + M₀)), m segments since whole pairs", inputs, true)
+	ps.add(name, e, "s", "Σ segments Σ_m w_m(∫₀ᴸP_m^b + (1 − P_m(L)^b)(R' + M₀)), m segments since whole pairs", given, true)
 	ps.headline(e, name)
-	if best, at := m.BestTau(); finite(e) {
+	if finite(e) {
+		best, at := m.BestTau()
 		ps.add("best period, exact model", best, "s", "τ = W/n least", fmt.Sprintf("%.0f segments: %.6g s", math.Round(W/best), at), false)
 	}
 	if !m.Restart {
