@@ -358,6 +358,18 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	ps.add("mean time to interruption", mtti, "s", "node MTBF·MNFTI/(2b)", inputs, false)
 	pr, ok := p.ffProto.(*replication.Protocol)
 	st := p.FaultFreeStats
+	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
+	if ok && (pr.Checkpointer() == nil || st.Checkpoints == 0) {
+		// an interruption restarts the replicated run from scratch: the
+		// exact model of a single segment
+		W := p.FaultFree.Seconds()
+		m := replication.Periodic{Lambda: lambda, Pairs: b, Work: W, Tau: W, R: restart}
+		name := "replicated, restart from scratch"
+		e := m.Mean()
+		ps.add(name, e, "s", "(∫₀ᵂS(t)dt + (1 − S(W))R')/S(W), S(t) = (2e^{−λt} − e^{−2λt})^b",
+			fmt.Sprintf("W=%.4g s (replicated run), R=%.4g s (%.4g s with its restarts)", W, restart, m.Recovery()), true)
+		ps.headline(e, name)
+	}
 	if !ok || pr.Checkpointer() == nil || st.Checkpoints == 0 {
 		return
 	}
@@ -368,7 +380,6 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	R := restart + 2*ck.RestoreCost(c)                       // both replicas of every object read its piece
 	ps.add("checkpoint cost C", c, "s", "measured, fault-free", fmt.Sprintf("%d checkpoints", st.Checkpoints), false)
 	ps.add("interval in use τ", tau, "s", "", "", false)
-	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
 	m := replication.Periodic{Lambda: lambda, Pairs: b, Work: W, Tau: tau, C: c, R: R, Restart: pr.RestartsReplicas()}
 	given := fmt.Sprintf("W=%.4g s (replicated work), C=%.4g s, R=%.4g s (%.4g s with its restarts)", W, c, R, m.Recovery())
 	name := "periodic checkpoint, pairs degraded"

@@ -32,7 +32,7 @@ func TestPredictionsByProtocol(t *testing.T) {
 		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
 		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
 			[]string{"restart from scratch"}, "T_pf (Kabir §3.4.1, worst case)"},
-		{"replication", nil, []string{"failures to interruption MNFTI", "mean time to interruption"}, ""},
+		{"replication", nil, []string{"failures to interruption MNFTI", "mean time to interruption"}, "replicated, restart from scratch"},
 		{"replication", []string{"protocol.interval=fixed", "protocol.period=0.3s"}, []string{"checkpoint cost C", "periodic checkpoint at μ = MTTI", "best period, exact model"}, "periodic checkpoint, pairs degraded"},
 		{"replication", []string{`protocol.interval="benoit"`, "protocol.restart_replicas=true", "cluster.spare_boot=0s"}, []string{"restart strategy's period", "best period, exact model"}, "periodic checkpoint, replicas restarted"},
 		// a spare that boots for longer than a period: the model does not apply
