@@ -390,7 +390,8 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 		if s.Cluster.Spares == 0 {
 			m.Ready = math.Inf(1) // never whole again: the model does not apply
 		}
-		given += fmt.Sprintf(", replacements ready %.4g s after a failure; restart copies not counted", m.Ready)
+		m.Copy = pr.RestartCopyCost()
+		given += fmt.Sprintf(", replacements ready %.4g s after a failure, copies %.4g s", m.Ready, m.Copy)
 	}
 	e := m.Mean()
 	ps.add(name, e, "s", "Σ segments Σ_m w_m(∫₀ᴸP_m^b + (1 − P_m(L)^b)(R' + M₀)), m segments since whole pairs", given, true)

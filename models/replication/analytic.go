@@ -96,6 +96,10 @@ type Periodic struct {
 	// spare boot); a replacement failing before the commit starts it again.
 	// At most Tau + C.
 	Ready float64
+	// Copy is, under the restart strategy, the pause after a checkpoint
+	// that restarts replicas, for their copies (RestartCopyCost); the model
+	// takes no failure to interrupt it.
+	Copy float64
 }
 
 // Recovery is the expected time of the recovery after an interruption, which
@@ -132,7 +136,9 @@ func (p Periodic) Recovery() float64 {
 // which it takes M0 = (∫₀ᴸ P_0^b + (1 − P_0(L)^b)R')/P_0(L)^b; the next
 // segment then has m = 1. The distribution of m is carried from segment to
 // segment, up to the state where (w, d) converges (or stateBudget stops
-// it). With Ready = 0 a pair is always whole at a segment's start.
+// it). With Ready = 0 a pair is always whole at a segment's start. A commit
+// that restarts a replica adds the Copy pause: unless every pair that
+// survived either had no failure or stays degraded.
 func (p Periodic) Mean() float64 {
 	full, _ := cpr.PeriodicSplit(p.Work, p.Tau)
 	return p.mean(max(1024, int(stateBudget/max(full, 1))))
@@ -176,18 +182,31 @@ func (p Periodic) mean(maxStates int) float64 {
 	}
 	L := p.Tau + p.C
 	e1, e2, r := math.Exp(-lam*L), math.Exp(-2*lam*L), math.Exp(-lam*D)
+	early := 2 * e1 * -math.Expm1(-lam*(L-D)) // one failure by L − D, the other node alive at L
+	late := 2 * e1 * (math.Exp(-lam*(L-D)) - e1)
 	next := func(st [2]float64) [2]float64 {
 		w, d := st[0], st[1]
 		var nw, nd float64
 		if p.Restart {
-			early := 2 * e1 * -math.Expm1(-lam*(L-D)) // one failure by L − D, the other node alive at L
-			late := 2 * e1 * (math.Exp(-lam*(L-D)) - e1)
 			nw = w*(e2+early*r) + d*e1*r
 			nd = w*(early*(1-r)+late) + d*e1*(1-r)
 		} else {
 			nw, nd = w*e2, 2*w*(e1-e2)+d*e1
 		}
 		return [2]float64{nw / (nw + nd), nd / (nw + nd)}
+	}
+	// copying is the expected copy pause at the commit of a segment entered
+	// in state st whose first attempt survives with probability s: a pair
+	// that survived has a replica restarted unless it had no failure or
+	// stays degraded
+	copying := func(st [2]float64, s float64) float64 {
+		if !p.Restart || p.Copy == 0 {
+			return 0
+		}
+		none := func(w, d float64) float64 {
+			return math.Pow((w*(e2+early*(1-r)+late)+d*e1*(1-r))/(w*(e2+early+late)+d*e1), float64(b))
+		}
+		return p.Copy * (s*(1-none(st[0], st[1])) + (1-s)*(1-none(1, 0)))
 	}
 	full, last := cpr.PeriodicSplit(p.Work, p.Tau)
 	// states[m] is a pair's (w, d) m segments after a start from whole
@@ -213,8 +232,9 @@ func (p Periodic) mean(maxStates int) float64 {
 					continue
 				}
 				for len(cost) <= m {
-					c, s := segment(states[len(cost)], L, m0)
-					cost, survive = append(cost, c), append(survive, s)
+					st := states[len(cost)]
+					c, s := segment(st, L, m0)
+					cost, survive = append(cost, c+copying(st, s)), append(survive, s)
 				}
 				total += wm * cost[m]
 				nextWeight[min(m+1, len(weight)-1)] += wm * survive[m]

@@ -176,13 +176,15 @@ func TestPeriodicMeanReference(t *testing.T) {
 // process it describes, node by node: b pairs failing exponentially,
 // segments tried again after an interruption, a recovery that failures start
 // again, and, under the restart strategy, a replacement that is ready at a
-// commit if it has been booting for Ready seconds without failing. Both
-// strategies, 40,000 draws each, within 4 standard errors; the strategies
-// differ by far more than that.
+// commit if it has been booting for Ready seconds without failing, and a
+// Copy pause after a commit that restarts one. Both strategies, 40,000 draws
+// each, within 4 standard errors; the strategies differ by far more than
+// that.
 func TestPeriodicMeanByDraws(t *testing.T) {
 	for _, m := range []Periodic{
 		{Lambda: 1.0 / 300, Pairs: 3, Work: 260, Tau: 50, C: 5, R: 12},
 		{Lambda: 1.0 / 300, Pairs: 3, Work: 260, Tau: 50, C: 5, R: 12, Restart: true, Ready: 20},
+		{Lambda: 1.0 / 300, Pairs: 3, Work: 260, Tau: 50, C: 5, R: 12, Restart: true, Ready: 20, Copy: 4},
 		{Lambda: 1.0 / 300, Pairs: 3, Work: 260, Tau: 50, C: 5, R: 12, Restart: true, Ready: 55},
 		{Lambda: 1.0 / 300, Pairs: 3, Work: 260, Tau: 50, C: 5, R: 12, Restart: true},
 	} {
@@ -196,7 +198,7 @@ func TestPeriodicMeanByDraws(t *testing.T) {
 		mean := sum / draws
 		se := math.Sqrt((sq/draws - mean*mean) / (draws - 1))
 		want := m.Mean()
-		t.Logf("restart %v, ready %g s: %.2f ± %.2f s by draws, %.2f s by the model", m.Restart, m.Ready, mean, se, want)
+		t.Logf("restart %v, ready %g s, copy %g s: %.2f ± %.2f s by draws, %.2f s by the model", m.Restart, m.Ready, m.Copy, mean, se, want)
 		if math.Abs(mean-want) > 4*se {
 			t.Errorf("%+v: %.2f ± %.2f s by draws, %.2f s by the model", m, mean, se, want)
 		}
@@ -261,6 +263,7 @@ func drawPeriodic(m Periodic, rng *rand.Rand) float64 {
 			if m.Restart && k < full {
 				// the commit: a replacement is ready if it booted for Ready
 				// seconds since its node (or it) last failed
+				restarted := false
 				for i := range next {
 					p := &next[i]
 					if !p.dead {
@@ -270,8 +273,11 @@ func drawPeriodic(m Periodic, rng *rand.Rand) float64 {
 						p.reset = f
 					}
 					if now-p.reset >= m.Ready {
-						*p = pair{}
+						*p, restarted = pair{}, true
 					}
+				}
+				if restarted {
+					now += m.Copy // a pause that no failure interrupts
 				}
 			}
 			pairs = next
@@ -328,7 +334,7 @@ func TestPeriodicMonteCarlo(t *testing.T) {
 			st := res.Stats
 			cost := st.CheckpointTime.Seconds() / float64(st.Checkpoints)
 			m := Periodic{Lambda: 1 / mtbf.Seconds(), Pairs: 2, Work: res.Makespan.Seconds() - st.CheckpointTime.Seconds(),
-				Tau: period.Seconds(), C: cost, Restart: c.restart, Ready: (cfg.DetectDelay + c.boot).Seconds(),
+				Tau: period.Seconds(), C: cost, Restart: c.restart, Ready: (cfg.DetectDelay + c.boot).Seconds(), Copy: ff.RestartCopyCost(),
 				// the spare boots, then both replicas read each piece
 				R: (cfg.DetectDelay + c.boot).Seconds() + 2*ff.Checkpointer().RestoreCost(cost)}
 			want := m.Mean()

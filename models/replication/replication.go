@@ -210,6 +210,27 @@ func (p *Protocol) Writer(id sim.ObjID) sim.ObjID {
 	return sim.None
 }
 
+// RestartCopyCost is the time a restart's copies take when one node's
+// replicas are all restarted: the modeled bytes of the replicas on the
+// busiest node, sent from its twins' node (the placement puts a node's
+// twins on one node). The restart strategy's model pauses this long after a
+// checkpoint that restarts replicas.
+func (p *Protocol) RestartCopyCost() float64 {
+	rt := p.RT
+	bytes := map[sim.NodeID]int64{}
+	for i := range rt.NumObjects() {
+		id := sim.ObjID(i)
+		bytes[rt.NodeOf(id)] += rt.ModeledSize(id)
+	}
+	var worst sim.Time
+	for i := range rt.NumObjects() {
+		id := sim.ObjID(i)
+		n, from := rt.NodeOf(id), rt.NodeOf(p.Twin(id))
+		worst = max(worst, rt.Latency(from, n)+sim.TransferTime(bytes[n], rt.Config().Bandwidth))
+	}
+	return worst.Seconds()
+}
+
 // Twin is the other replica of replica id.
 func (p *Protocol) Twin(id sim.ObjID) sim.ObjID {
 	if int(id) < p.n {
