@@ -357,9 +357,12 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 	ps.add("failures to interruption MNFTI", replication.MNFTI(b), "failures", "1 + 4^b/C(2b,b) (Casanova et al.), dead nodes' included", inputs, false)
 	ps.add("mean time to interruption", mtti, "s", "node MTBF·MNFTI/(2b)", inputs, false)
 	pr, ok := p.ffProto.(*replication.Protocol)
+	if !ok {
+		return
+	}
 	st := p.FaultFreeStats
 	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
-	if ok && (pr.Checkpointer() == nil || st.Checkpoints == 0) {
+	if pr.Checkpointer() == nil || st.Checkpoints == 0 {
 		// an interruption restarts the replicated run from scratch: the
 		// exact model of a single segment
 		W := p.FaultFree.Seconds()
@@ -369,8 +372,6 @@ func (p *Point) replicationPredictions(ps *predictions, restart float64) {
 		ps.add(name, e, "s", "(∫₀ᵂS(t)dt + (1 − S(W))R')/S(W), S(t) = (2e^{−λt} − e^{−2λt})^b",
 			fmt.Sprintf("W=%.4g s (replicated run), R=%.4g s (%.4g s with its restarts)", W, restart, m.Recovery()), true)
 		ps.headline(e, name)
-	}
-	if !ok || pr.Checkpointer() == nil || st.Checkpoints == 0 {
 		return
 	}
 	ck := pr.Checkpointer()

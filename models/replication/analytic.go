@@ -50,14 +50,6 @@ func MTTI(nodeMTBF sim.Time, b int) sim.Time {
 	return sim.Time(float64(nodeMTBF) * MNFTI(b) / float64(2*b))
 }
 
-// PairReliability is the probability that b replica pairs, all intact at
-// time 0, have not lost both nodes of any pair by time t when every node
-// fails exponentially at rate lambda, with no repair: (1 − (1 − e^{−λt})²)^b.
-func PairReliability(lambda, t float64, b int) float64 {
-	f := -math.Expm1(-lambda * t) // a node has failed by t
-	return math.Exp(float64(b) * math.Log1p(-f*f))
-}
-
 // RestartPeriod is the first-order optimal checkpoint period (of work) of
 // the restart strategy, where every lost replica is re-created after each
 // checkpoint, so that each period starts with b intact pairs: (3C/(4bλ²))^⅓
@@ -264,11 +256,7 @@ func (p Periodic) BestTau() (tau, mean float64) {
 	if !(p.Lambda > 0 && p.Work > 0 && p.C > 0) || p.Pairs < 1 {
 		return math.NaN(), math.NaN()
 	}
-	first := math.Sqrt(2 * p.C * MTTI(sim.FromSeconds(1/p.Lambda), p.Pairs).Seconds())
-	if p.Restart {
-		first = RestartPeriod(p.C, p.Lambda, p.Pairs)
-	}
-	hi := int(math.Min(16384, math.Max(1, math.Ceil(8*p.Work/first))))
+	hi := int(math.Min(16384, math.Max(1, math.Ceil(8*p.Work/p.firstOrder()))))
 	memo := map[int]float64{}
 	at := func(n int) float64 {
 		if v, ok := memo[n]; ok {
@@ -299,4 +287,13 @@ func (p Periodic) BestTau() (tau, mean float64) {
 		}
 	}
 	return p.Work / float64(best), at(best)
+}
+
+// firstOrder is the strategy's first-order period: RestartPeriod under the
+// restart strategy, Young's at the mean time to interruption without it.
+func (p Periodic) firstOrder() float64 {
+	if p.Restart {
+		return RestartPeriod(p.C, p.Lambda, p.Pairs)
+	}
+	return cpr.Young(p.C, MTTI(sim.FromSeconds(1/p.Lambda), p.Pairs).Seconds())
 }

@@ -223,10 +223,11 @@ func (p *Protocol) RestartCopyCost() float64 {
 		bytes[rt.NodeOf(id)] += rt.ModeledSize(id)
 	}
 	var worst sim.Time
+	bw := rt.Config().Bandwidth
 	for i := range rt.NumObjects() {
 		id := sim.ObjID(i)
 		n, from := rt.NodeOf(id), rt.NodeOf(p.Twin(id))
-		worst = max(worst, rt.Latency(from, n)+sim.TransferTime(bytes[n], rt.Config().Bandwidth))
+		worst = max(worst, rt.Latency(from, n)+sim.TransferTime(bytes[n], bw))
 	}
 	return worst.Seconds()
 }
