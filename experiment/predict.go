@@ -159,6 +159,8 @@ func (p *Point) Predictions() []Prediction {
 		p.cprPredictions(ps, restart)
 	case "replication":
 		p.replicationPredictions(ps, restart)
+	case "dps":
+		p.dpsDegradedPrediction(ps)
 	}
 	if ps.run.weibull {
 		if ps.horizonOf == "" {
@@ -334,6 +336,36 @@ func (p *Point) dpsPredictions() []Prediction {
 			Formula: "T(1 + overhead)", Inputs: inputs, Makespan: true})
 	}
 	return out
+}
+
+// dpsDegradedPrediction is the makespan of a bulk-synchronous workload under
+// DPS whose failed nodes' threads stay on the next live node of the plain
+// rotation (dps.Degraded): for exponential failures without domains or
+// false suspicions, and while runs of three dead nodes, which the model
+// leaves out, stay rare.
+func (p *Point) dpsDegradedPrediction(ps *predictions) {
+	s := p.Scenario
+	pr, ok := p.ffProto.(*dps.Protocol)
+	if !ok || pr.Config().Spread || pr.Config().Backups < 1 || s.Failures.Distribution != "exponential" ||
+		s.Failures.GroupMTBF > 0 || FalseSuspicionRate(s) > 0 {
+		return
+	}
+	switch s.Workload.Kind() {
+	case "stencil", "life", "synthetic":
+	default:
+		return // not every thread does the same work each step
+	}
+	lambda := 1 / sim.Time(s.Failures.NodeMTBF).Seconds()
+	m := dps.Degraded{Work: p.FaultFree.Seconds(), Nodes: s.Cluster.Nodes, Lambda: lambda}
+	e := m.Mean()
+	failures := e * lambda * float64(m.Nodes)
+	if runs := m.RunsOfThree(failures); !(runs <= 0.1) {
+		return
+	}
+	name := "DPS degraded, load of the longest dead run (ours)"
+	ps.add(name, e, "s", "T + ∫₀ᵀP(ω₂ ≤ w)dw + ∫₀ᵀP(ω₃ ≤ w)dw, ω_L the work done when a node first carries L nodes' threads",
+		fmt.Sprintf("T=%.4g s (fault-free, with DPS), Nλ=%.4g/s, %.3g failures", m.Work, lambda*float64(m.Nodes), failures), true)
+	ps.headline(e, name)
 }
 
 // replicationPredictions are Casanova et al.'s mean number of failures to

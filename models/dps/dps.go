@@ -341,6 +341,9 @@ type Protocol struct {
 	C Counters
 }
 
+// Config returns the protocol's configuration.
+func (p *Protocol) Config() Config { return p.cfg }
+
 // New returns the protocol, or an error for an invalid configuration. Its
 // errors start with the scenario key at fault ("protocol.backups: ..."),
 // which the scenarios package locates at the key's line.
