@@ -338,6 +338,9 @@ func (p *Point) dpsPredictions() []Prediction {
 	return out
 }
 
+// dpsDegradedName names dps.Degraded's prediction.
+const dpsDegradedName = "DPS degraded, load of the longest dead run (ours)"
+
 // dpsDegradedPrediction is the makespan of a bulk-synchronous workload under
 // DPS whose failed nodes' threads stay on the next live node of the plain
 // rotation (dps.Degraded): for exponential failures without domains or
@@ -362,7 +365,7 @@ func (p *Point) dpsDegradedPrediction(ps *predictions) {
 	if runs := m.RunsOfThree(failures); !(runs <= 0.1) {
 		return
 	}
-	name := "DPS degraded, load of the longest dead run (ours)"
+	name := dpsDegradedName
 	ps.add(name, e, "s", "T + ∫₀ᵀP(ω₂ ≤ w)dw + ∫₀ᵀP(ω₃ ≤ w)dw, ω_L the work done when a node first carries L nodes' threads",
 		fmt.Sprintf("T=%.4g s (fault-free, with DPS), Nλ=%.4g/s, %.3g failures", m.Work, lambda*float64(m.Nodes), failures), true)
 	ps.headline(e, name)

@@ -29,7 +29,9 @@ func TestPredictionsByProtocol(t *testing.T) {
 		{"cpr", []string{"protocol.period=0.3s", "protocol.tier=buddy", "protocol.buddy_offset=2", "failures.group_size=2", "failures.group_mtbf=16s"},
 			[]string{"periodic checkpoint (exact)"}, "periodic checkpoint (exact)"},
 		{"mlog", []string{"protocol.period=0.3s", "protocol.restart=fast"}, []string{"α (measured slowdown)", "t'_c at the same interval", "α threshold (mlog wins below)"}, "t'_ml (Chakravorty–Kalé, worst case)"},
-		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
+		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, dpsDegradedName},
+		// spread backups share a failed node's threads out: the model does not apply
+		{"dps", []string{"protocol.period=0.3s", "network.cpu_load=0.5", "protocol.spread=true"}, []string{"DPS fault-free overhead (Gerlach–Hersch §7)"}, ""},
 		{"abft", []string{"workload.kind=pida", "workload.puzzle=[14,1,9,6,4,8,12,5,7,2,3,0,10,11,13,15]", "workload.expand_ops=1e4", "protocol.interval=0.05s"},
 			[]string{"restart from scratch"}, "T_pf (Kabir §3.4.1, worst case)"},
 		{"replication", nil, []string{"failures to interruption MNFTI", "mean time to interruption"}, "replicated, restart from scratch"},
@@ -117,6 +119,13 @@ func TestPredictionsByProtocol(t *testing.T) {
 				o := byName["DPS fault-free overhead (Gerlach–Hersch §7)"].Value
 				if !(o > 0) {
 					t.Errorf("overhead %g%% with cpu_load 0.5", o)
+				}
+				// a failure at most doubles the pace's time, and a second one
+				// next to it triples it
+				if d, ok := byName[dpsDegradedName]; ok {
+					if ff := p.FaultFree.Seconds(); !(d.Value > ff && d.Value < 3*ff) {
+						t.Errorf("%s = %g s, fault-free %g s", d.Name, d.Value, ff)
+					}
 				}
 			}
 		})
