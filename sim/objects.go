@@ -227,10 +227,18 @@ func (rt *Runtime) ResumeApp() {
 	for i := range rt.objs {
 		rt.ready(ObjID(i))
 	}
-	for _, n := range rt.slots {
+	for k, n := range rt.slots {
+		if k+resumeAhead < len(rt.slots) {
+			rt.prefetchInboxes(rt.slots[k+resumeAhead])
+		}
 		rt.kick(n)
 	}
 }
+
+// resumeAhead is how many nodes ahead ResumeApp warms the messages its kicks
+// dispatch: those that arrived during a pause (a coordinated checkpoint)
+// have gone cold since, and the kicks take them node after node.
+const resumeAhead = 8
 
 // AppPaused reports whether dispatch is paused.
 func (rt *Runtime) AppPaused() bool { return rt.appPaused }

@@ -130,3 +130,19 @@ func (rt *Runtime) prefetchTask(_ int32, j int64, level int) {
 		prefetch(p)
 	}
 }
+
+// prefetchInboxes prefetches the first messages in the inboxes of the
+// objects queued on node n: the ones its next kick dispatches.
+func (rt *Runtime) prefetchInboxes(n NodeID) {
+	q := &rt.nodes[n].ready
+	for _, id := range q.items[q.head:] {
+		in := &rt.objs[id].inbox
+		for _, m := range in.items[in.head:min(len(in.items), in.head+inboxPrefetch)] {
+			prefetchLines(addr(m), unsafe.Sizeof(*m))
+		}
+	}
+}
+
+// inboxPrefetch is how many of an inbox's messages prefetchInboxes warms: a
+// stencil block's six halos.
+const inboxPrefetch = 6
