@@ -297,7 +297,7 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 			ck.log = append(ck.log, *e)
 			ck.log[len(ck.log)-1].asking = false
 			ck.log[len(ck.log)-1].given = true // the live entry may still give m away
-			ck.size += e.m.WireSize()
+			ck.size += e.wire
 		}
 	}
 	return ck, nil
@@ -425,7 +425,7 @@ func (p *Protocol) pruneUpTo(s *object, dst sim.ObjID, t uint64) {
 	for _, e := range l {
 		if e.tn > 0 && e.tn <= t && !e.done {
 			e.done = true
-			sz := e.m.WireSize()
+			sz := e.wire
 			s.logBytes -= sz
 			p.memAdd(s.node, s.inc, sim.MemLog, -sz)
 			continue

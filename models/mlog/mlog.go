@@ -200,6 +200,7 @@ type entry struct {
 	m      *sim.Message // the message as sent, Hdr.SN set
 	dst    sim.ObjID
 	sn, tn uint64
+	wire   int64  // m.WireSize(): the log's accounting reads it here, not from m (a miss per entry pruned)
 	gen    uint32 // the sender's generation when logged: void after the sender is restored
 	asking bool   // a ticket request or tuple log is outstanding
 	old    bool   // the receiver had already processed it

@@ -514,7 +514,7 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 		c.gen, c.asking, c.done, c.given = o.gen, false, false, true // given: the checkpoint's m may be on the network
 		l := o.log.Ptr(c.dst)
 		*l = append(*l, &c)
-		sz := c.m.WireSize()
+		sz := c.wire
 		o.logBytes += sz
 		p.memAdd(n, o.inc, sim.MemLog, sz)
 	}

@@ -26,10 +26,10 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	// the log keeps m itself: the runtime lets go of a message its protocol
 	// holds back (transmit hands it over once, see entry.given)
 	e := p.newEntry()
-	*e = entry{m: m, dst: m.Dst, sn: m.Hdr.SN, gen: s.gen}
+	sz := m.WireSize()
+	*e = entry{m: m, dst: m.Dst, sn: m.Hdr.SN, wire: sz, gen: s.gen}
 	l := s.log.Ptr(m.Dst)
 	*l = append(*l, e)
-	sz := m.WireSize()
 	s.logBytes += sz
 	p.memAdd(s.node, s.inc, sim.MemLog, sz)
 	p.spend(s.node, p.cfg.CPU.Log)
@@ -337,7 +337,7 @@ func (p *Protocol) prune(s *object, e *entry) {
 		return
 	}
 	e.done = true
-	sz := e.m.WireSize()
+	sz := e.wire
 	s.logBytes -= sz
 	p.memAdd(s.node, s.inc, sim.MemLog, -sz)
 	j := s.log.Find(e.dst)
