@@ -253,22 +253,22 @@ func (p *Protocol) store(bk *backup, m *sim.Message) {
 		return
 	}
 	q := bk.queue.Ptr(k)
-	if *q != nil {
+	if q.m != nil {
 		return
 	}
-	*q = m
-	bk.bytes += m.WireSize()
-	p.memAdd(bk.node, memQueue, m.WireSize())
+	*q = stored{m, m.WireSize()}
+	bk.bytes += q.wire
+	p.memAdd(bk.node, memQueue, q.wire)
 }
 
 func (p *Protocol) unstore(bk *backup, k msgKey) {
-	m := bk.queue.Get(k)
+	wire := bk.queue.Get(k).wire
 	bk.queue.Del(k)
-	bk.bytes -= m.WireSize()
-	p.memAdd(bk.node, memQueue, -m.WireSize())
+	bk.bytes -= wire
+	p.memAdd(bk.node, memQueue, -wire)
 }
 
-func sortedKeys(q *peermap.Map[msgKey, *sim.Message]) []msgKey {
+func sortedKeys(q *peermap.Map[msgKey, stored]) []msgKey {
 	ks := slices.Clone(q.Keys())
 	slices.SortFunc(ks, func(a, b msgKey) int {
 		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.op, b.op))

@@ -255,6 +255,14 @@ type ckptData struct {
 	queue     []*sim.Message // regeneration: stored duplicates to carry over
 }
 
+// stored is a duplicate in a backup's queue, with its wire size: pruning
+// the queue after a checkpoint accounts the bytes it frees without touching
+// the message, long gone from the cache by then.
+type stored struct {
+	m    *sim.Message
+	wire int64
+}
+
 // backup is one backup thread of an object, on a node.
 type backup struct {
 	node  sim.NodeID
@@ -262,9 +270,9 @@ type backup struct {
 	gen   uint32 // the owner's backup generation when this backup was registered
 	ready bool   // a state has arrived
 	ck    *ckptData
-	queue peermap.Map[msgKey, *sim.Message] // stored duplicates
-	bytes int64                             // queue and log bytes accounted
-	log   map[uint64]msgKey                 // LogOrder: handling rank -> data object, after ck.count
+	queue peermap.Map[msgKey, stored] // stored duplicates
+	bytes int64                       // queue and log bytes accounted
+	log   map[uint64]msgKey           // LogOrder: handling rank -> data object, after ck.count
 	// sentBefore is, for a backup registered after the start, how many
 	// data objects each sender had sent the thread by then: their
 	// duplicates went to the backups before this one, so each reaches it

@@ -186,7 +186,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup) {
 	ck := bk.ck
 	msgs := make([]*sim.Message, 0, bk.queue.Len())
 	for _, k := range sortedKeys(&bk.queue) {
-		msgs = append(msgs, bk.queue.Get(k))
+		msgs = append(msgs, bk.queue.Get(k).m)
 	}
 	slices.SortStableFunc(msgs, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
 	// a new incarnation: what the lost one sent (checkpoints, held outputs,
