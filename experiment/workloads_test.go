@@ -58,8 +58,8 @@ func TestEveryWorkloadSurvivesFailures(t *testing.T) {
 				if (pk == "cpr" || pk == "mlog") && r.Checkpoints == 0 {
 					t.Fatalf("no checkpoint was taken (fault-free %.6g s)", r.FaultFreeS)
 				}
-				t.Log(fmt.Sprintf("makespan %.6g s, baseline %.6g s, failures %d, restarts %d, checkpoints %d",
-					r.MakespanS, r.BaselineS, r.Failures, r.Restarts, r.Checkpoints))
+				t.Logf("makespan %.6g s, baseline %.6g s, failures %d, restarts %d, checkpoints %d",
+					r.MakespanS, r.BaselineS, r.Failures, r.Restarts, r.Checkpoints)
 			})
 		}
 	}

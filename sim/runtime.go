@@ -193,7 +193,7 @@ func (c *Config) validate() error {
 	case (c.Failures == Exponential || c.Failures == Weibull) && c.NodeMTBF <= 0:
 		return errors.New("node MTBF must be positive")
 	case c.Failures == Weibull && c.WeibullShape <= 0:
-		return errors.New("Weibull shape must be positive")
+		return errors.New("the Weibull shape must be positive")
 	case c.GroupMTBF < 0 || (c.GroupMTBF > 0 && (c.GroupSize < 1 || c.GroupSize > c.Nodes+c.Spares)):
 		return errors.New("group failures need a positive MTBF and 1 to nodes+spares nodes per group")
 	case !c.OracleDetection && (c.HBPeriod <= 0 || c.HBTimeout < c.HBPeriod):

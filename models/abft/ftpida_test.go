@@ -38,13 +38,12 @@ func smallParams(workers int) pida.Params {
 }
 
 type runSpec struct {
-	params   pida.Params
-	nodes    int
-	spares   int
-	planned  []sim.ScriptedFailure
-	proto    sim.Protocol
-	interval sim.Time
-	tune     func(*sim.Config) // changes to the cluster below, if set
+	params  pida.Params
+	nodes   int
+	spares  int
+	planned []sim.ScriptedFailure
+	proto   sim.Protocol
+	tune    func(*sim.Config) // changes to the cluster below, if set
 }
 
 func runPida(t *testing.T, s runSpec) (sim.Result, *pida.Workload) {

@@ -280,12 +280,11 @@ func TestIterationOnlyFromBroadcastsAndWork(t *testing.T) {
 // progressProbe records the run's progress after every handler.
 type progressProbe struct {
 	sim.BaseProtocol
-	last       int64
-	decreased  bool
-	early      bool // the total was reached before the run finished
-	at30       sim.Time
-	seen30     bool
-	lastBefore int64
+	last      int64
+	decreased bool
+	early     bool // the total was reached before the run finished
+	at30      sim.Time
+	seen30    bool
 }
 
 func (p *progressProbe) OnHandled(sim.ObjID) {
