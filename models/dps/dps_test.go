@@ -67,6 +67,32 @@ func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
 	if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 {
 		t.Fatalf("%s: %d objects dropped that were not re-posts, %d handled twice", name, p.C.WrongDrops, p.C.DoubleProcessed)
 	}
+	checkBackupBytes(t, name, p)
+}
+
+// checkBackupBytes checks each live backup's accounting: the bytes it
+// counts are its stored duplicates' (each with the wire size of its
+// message) and EntryBytes per handling-order entry.
+func checkBackupBytes(t *testing.T, name string, p *Protocol) {
+	t.Helper()
+	for id := range p.th {
+		for _, bk := range p.th[id].backups {
+			if !p.valid(bk) {
+				continue
+			}
+			want := p.cfg.EntryBytes * int64(len(bk.log))
+			for i := range bk.queue.Len() {
+				q := bk.queue.At(i)
+				if q.wire != q.m.WireSize() {
+					t.Fatalf("%s: object %d, backup on node %d: a duplicate of %d bytes counted as %d", name, id, bk.node, q.m.WireSize(), q.wire)
+				}
+				want += q.wire
+			}
+			if bk.bytes != want {
+				t.Fatalf("%s: object %d, backup on node %d: %d bytes counted, %d held", name, id, bk.node, bk.bytes, want)
+			}
+		}
+	}
 }
 
 // Fault-free, the protocol stamps and duplicates but changes no answer, and

@@ -193,10 +193,11 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup) {
 	// pending determinants) is void
 	t.ord.act++
 	// the regenerated backup is a copy of the consumed one, registered before
-	// re-execution starts so that its checkpoints follow it
+	// re-execution starts so that its checkpoints follow it: the state and
+	// bk.bytes, which counts both the queue and the handling-order log
 	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, act: t.ord.act, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
 		unstarted: ck.unstarted, state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
-		ck.size+bk.bytes+p.cfg.EntryBytes*int64(len(bk.log)))
+		ck.size+bk.bytes)
 
 	t.pst = ck.pst.clone()
 	t.processed = ck.processed.clone()

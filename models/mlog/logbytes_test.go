@@ -1,0 +1,53 @@
+package mlog
+
+import (
+	"fmt"
+	"testing"
+
+	"ftsim/sim"
+)
+
+// A log entry carries its message's wire size so that pruning does not read
+// the message: the copy must match the message, and each object's logBytes
+// must be the sum over the entries its log holds, after garbage collection,
+// failures, restores and their replays, with either restart and either
+// failure mode.
+func TestLogBytesMatchTheEntries(t *testing.T) {
+	for _, restart := range []string{RestartBasic, RestartFast} {
+		for _, multi := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/multi=%v", restart, multi), func(t *testing.T) {
+				cfg := testCluster(4)
+				base := runWith(t, cfg, stencilJob(t, 4, 2, 40), &plain{})
+				cfg.Failures = sim.ScriptedFailures
+				cfg.Planned = []sim.ScriptedFailure{
+					{Node: 1, Progress: 0.3, ByProgress: true},
+					{Node: 2, Progress: 0.7, ByProgress: true},
+				}
+				pc := DefaultConfig()
+				pc.Restart, pc.MultiFailure, pc.Period = restart, multi, base.Makespan/6
+				p := mustNew(t, pc)
+				res := runWith(t, cfg, stencilJob(t, 4, 2, 40), p)
+				if res.Stats.Failures != 2 || p.Stats.GCMessages == 0 {
+					t.Fatalf("%d failures, %d garbage-collection messages: the run does not exercise the log", res.Stats.Failures, p.Stats.GCMessages)
+				}
+				entries := 0
+				for _, s := range p.objs {
+					var sum int64
+					for i := range s.log.Len() {
+						for _, e := range *s.log.At(i) {
+							if e.wire != e.m.WireSize() {
+								t.Fatalf("object %d, entry SN %d: wire %d, message %d", s.id, e.sn, e.wire, e.m.WireSize())
+							}
+							sum += e.wire
+							entries++
+						}
+					}
+					if s.logBytes != sum {
+						t.Fatalf("object %d: logBytes %d, its entries %d", s.id, s.logBytes, sum)
+					}
+				}
+				t.Logf("%d entries still logged at the end", entries)
+			})
+		}
+	}
+}
