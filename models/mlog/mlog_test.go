@@ -64,6 +64,9 @@ func runWith(t *testing.T, cfg sim.Config, w sim.Workload, proto sim.Protocol) s
 	if !res.Outcome.OK {
 		t.Fatalf("wrong answer: %+v", res.Outcome)
 	}
+	if p, ok := proto.(*Protocol); ok {
+		checkLogBytes(t, p)
+	}
 	return res
 }
 
