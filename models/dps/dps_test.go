@@ -72,13 +72,19 @@ func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
 
 // checkBackupBytes checks each live backup's accounting: the bytes it
 // counts are its stored duplicates' (each with the wire size of its
-// message) and EntryBytes per handling-order entry.
+// message) and EntryBytes per handling-order entry, and each live node's
+// queue and state memory is what its backups hold.
 func checkBackupBytes(t *testing.T, name string, p *Protocol) {
 	t.Helper()
+	held := make([][numMemKinds]int64, p.RT.NumNodes())
 	for id := range p.th {
 		for _, bk := range p.th[id].backups {
 			if !p.valid(bk) {
 				continue
+			}
+			held[bk.node][memQueue] += bk.bytes
+			if bk.ready {
+				held[bk.node][memState] += bk.ck.size
 			}
 			want := p.cfg.EntryBytes * int64(len(bk.log))
 			for i := range bk.queue.Len() {
@@ -90,6 +96,19 @@ func checkBackupBytes(t *testing.T, name string, p *Protocol) {
 			}
 			if bk.bytes != want {
 				t.Fatalf("%s: object %d, backup on node %d: %d bytes counted, %d held", name, id, bk.node, bk.bytes, want)
+			}
+		}
+	}
+	if p.memNode == nil {
+		return // nothing was ever accounted
+	}
+	for n := range held {
+		if !p.RT.Alive(sim.NodeID(n)) {
+			continue
+		}
+		for _, k := range []memKind{memQueue, memState} {
+			if got := p.memNode[n][k]; got != held[n][k] {
+				t.Fatalf("%s: node %d accounts %d bytes of kind %d, its backups hold %d", name, n, got, k, held[n][k])
 			}
 		}
 	}
