@@ -601,3 +601,32 @@ func TestRunStopsAtMaxDuration(t *testing.T) {
 		})
 	}
 }
+
+// Memory a protocol accounts on a node (MemAdd) is the node's until the node
+// fails, when it is released with it: Mem reads it, the peak keeps it.
+func TestMemoryReleasedWithItsNode(t *testing.T) {
+	wl := &scriptWL{n: 2, total: 10}
+	cfg := testConfig(2)
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: 5000}}
+	cfg.Limit = Second
+	rt, _ := New(cfg, wl, &recordProto{})
+	rt.MemAdd(0, MemLog, 300)
+	rt.MemAdd(1, MemLog, 200)
+	rt.MemAdd(1, MemCheckpoint, 50)
+	rt.MemAdd(0, MemLog, -100)
+	if got := [3]int64{rt.Mem(0, MemLog), rt.Mem(1, MemLog), rt.Mem(1, MemCheckpoint)}; got != [3]int64{200, 200, 50} {
+		t.Fatalf("before the failure: node 0 log, node 1 log and checkpoints %v, want [200 200 50]", got)
+	}
+	res := rt.Run()
+	if got := [3]int64{rt.Mem(0, MemLog), rt.Mem(1, MemLog), rt.Mem(1, MemCheckpoint)}; got != [3]int64{200, 0, 0} {
+		t.Fatalf("after node 1 failed: %v, want [200 0 0]", got)
+	}
+	if res.Stats.PeakMem[MemLog] != 500 || res.Stats.PeakMem[MemCheckpoint] != 50 {
+		t.Fatalf("peaks %v, want 500 bytes of logs and 50 of checkpoints", res.Stats.PeakMem)
+	}
+	rt.MemAdd(1, MemLog, 70) // on the dead node: ignored
+	if rt.Mem(1, MemLog) != 0 {
+		t.Fatalf("memory accounted on a failed node: %d", rt.Mem(1, MemLog))
+	}
+}

@@ -262,6 +262,10 @@ const (
 	numMemKinds
 )
 
+// Mem is the memory of kind k node n holds now, as accounted by MemAdd (0
+// on a failed node).
+func (rt *Runtime) Mem(n NodeID, k MemKind) int64 { return rt.nodes[n].mem[k] }
+
 // MemAdd accounts delta bytes of kind k held on node n (negative to release).
 // Memory on a node that fails is released with it.
 func (rt *Runtime) MemAdd(n NodeID, k MemKind, delta int64) {

@@ -27,6 +27,42 @@ func checkLogBytes(t *testing.T, p *Protocol) {
 			t.Fatalf("object %d: logBytes %d, its entries %d", s.id, s.logBytes, sum)
 		}
 	}
+	checkNodeMemory(t, p)
+}
+
+// checkNodeMemory checks what each live node accounts against what the
+// protocol keeps there: as MemLog the logs of the objects it runs and the
+// remote-log tuples it holds, as MemCheckpoint the checkpoints it holds.
+func checkNodeMemory(t *testing.T, p *Protocol) {
+	t.Helper()
+	rt := p.RT
+	type mem struct{ log, ckpt int64 }
+	held := make([]mem, rt.NumNodes())
+	here := func(n sim.NodeID, inc uint32) bool { return n >= 0 && rt.Alive(n) && rt.Incarnation(n) == inc }
+	for _, o := range p.objs {
+		if here(o.node, o.inc) {
+			held[o.node].log += o.logBytes
+		}
+		for _, x := range o.rlog {
+			if here(x.holder, x.inc) {
+				held[x.holder].log += p.cfg.TicketBytes
+			}
+		}
+		if c := o.ckpt; c != nil && here(c.holder, c.inc) {
+			held[c.holder].ckpt += c.size
+		}
+	}
+	for n, h := range held {
+		if !rt.Alive(sim.NodeID(n)) {
+			continue
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemLog); got != h.log {
+			t.Fatalf("node %d accounts %d bytes of logs, holds %d", n, got, h.log)
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemCheckpoint); got != h.ckpt {
+			t.Fatalf("node %d accounts %d bytes of checkpoints, holds %d", n, got, h.ckpt)
+		}
+	}
 }
 
 // The log accounting holds after garbage collection, failures, restores and
