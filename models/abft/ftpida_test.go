@@ -68,7 +68,31 @@ func runPida(t *testing.T, s runSpec) (sim.Result, *pida.Workload) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rt.Run(), w
+	res := rt.Run()
+	if p, ok := s.proto.(*Protocol); ok {
+		checkFRIMemory(t, p)
+	}
+	return res, w
+}
+
+// checkFRIMemory checks that each live node accounts as MemBackup the sizes
+// of the FRI copies it holds, and nothing else.
+func checkFRIMemory(t *testing.T, p *Protocol) {
+	t.Helper()
+	rt := p.RT
+	held := make([]int64, rt.NumNodes())
+	for _, copies := range p.fri {
+		for _, c := range copies {
+			if rt.Alive(c.holder) && rt.Incarnation(c.holder) == c.inc {
+				held[c.holder] += c.size
+			}
+		}
+	}
+	for n, h := range held {
+		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); rt.Alive(sim.NodeID(n)) && got != h {
+			t.Fatalf("node %d accounts %d bytes of FRI copies, holds %d", n, got, h)
+		}
+	}
 }
 
 func ftConfig(interval sim.Time) Config {
