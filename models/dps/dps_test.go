@@ -72,8 +72,9 @@ func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
 
 // checkBackupBytes checks each live backup's accounting: the bytes it
 // counts are its stored duplicates' (each with the wire size of its
-// message) and EntryBytes per handling-order entry, and each live node's
-// queue and state memory is what its backups hold.
+// message) and EntryBytes per handling-order entry; and each live node
+// accounts, with the protocol and with the runtime, what its backups and
+// the split's task copies there hold.
 func checkBackupBytes(t *testing.T, name string, p *Protocol) {
 	t.Helper()
 	held := make([][numMemKinds]int64, p.RT.NumNodes())
@@ -99,17 +100,31 @@ func checkBackupBytes(t *testing.T, name string, p *Protocol) {
 			}
 		}
 	}
-	if p.memNode == nil {
-		return // nothing was ever accounted
+	for _, copies := range p.copies {
+		for _, c := range copies {
+			if p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc {
+				held[c.node][memCopy] += c.size
+			}
+		}
 	}
 	for n := range held {
-		if !p.RT.Alive(sim.NodeID(n)) {
+		node := sim.NodeID(n)
+		if !p.RT.Alive(node) {
 			continue
 		}
-		for _, k := range []memKind{memQueue, memState} {
-			if got := p.memNode[n][k]; got != held[n][k] {
-				t.Fatalf("%s: node %d accounts %d bytes of kind %d, its backups hold %d", name, n, got, k, held[n][k])
+		var total int64
+		for k := range numMemKinds {
+			var got int64
+			if p.memNode != nil {
+				got = p.memNode[n][k]
 			}
+			if got != held[n][k] {
+				t.Fatalf("%s: node %d accounts %d bytes of kind %d, holds %d", name, n, got, k, held[n][k])
+			}
+			total += got
+		}
+		if rt := p.RT.Mem(node, sim.MemBackup); rt != total {
+			t.Fatalf("%s: node %d: the runtime accounts %d bytes of backups, the protocol %d", name, n, rt, total)
 		}
 	}
 }
