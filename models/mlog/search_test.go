@@ -61,6 +61,7 @@ func TestFailurePlanSearch(t *testing.T) {
 								t.Fatal(err)
 							}
 							res := rt.Run()
+							checkLogBytes(t, proto)
 							if !res.Finished || !res.Outcome.OK {
 								t.Errorf("restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
 									restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
@@ -129,6 +130,7 @@ func TestTimedPlanSearch(t *testing.T) {
 							t.Fatal(err)
 						}
 						res := rt.Run()
+						checkLogBytes(t, proto)
 						if !res.Finished || !res.Outcome.OK {
 							t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
 								bw, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
