@@ -51,6 +51,14 @@ type Protocol interface {
 	OnFailure(f Failure)
 }
 
+// MemoryAuditor is implemented by a protocol that accounts memory
+// (Runtime.MemAdd): AuditMemory compares what each live node accounts with
+// what the protocol keeps there, and describes the first difference. Tests
+// call it after runs; the peak-memory figures are only as right as it.
+type MemoryAuditor interface {
+	AuditMemory() error
+}
+
 // WorkloadWrapper is implemented by a protocol that runs the application
 // under a workload of its own built on the scenario's (replication runs every
 // object twice). New calls WrapWorkload once, before anything else.

@@ -550,6 +550,47 @@ func (p *DPProtocol) prune(k sim.ObjID, stage int) {
 	}
 }
 
+// AuditMemory implements sim.MemoryAuditor: each live node accounts as
+// MemLog the messages its objects logged, and as MemBackup the critical
+// data they hold.
+func (p *DPProtocol) AuditMemory() error {
+	rt := p.RT
+	type mem struct{ log, cd int64 }
+	held := make([]mem, rt.NumNodes())
+	for k := range p.sent {
+		for _, byTag := range p.sent[k] {
+			for _, e := range byTag {
+				if rt.Alive(e.node) {
+					held[e.node].log += e.m.WireSize()
+				}
+			}
+		}
+	}
+	for j := range p.store {
+		n := rt.NodeOf(sim.ObjID(j))
+		if rt.Lost(sim.ObjID(j)) || !rt.Alive(n) {
+			continue
+		}
+		for _, st := range p.store[j] {
+			for _, c := range st {
+				held[n].cd += c.modeled
+			}
+		}
+	}
+	for n, h := range held {
+		if !rt.Alive(sim.NodeID(n)) {
+			continue
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemLog); got != h.log {
+			return fmt.Errorf("abft: node %d accounts %d bytes of logged messages, holds %d", n, got, h.log)
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); got != h.cd {
+			return fmt.Errorf("abft: node %d accounts %d bytes of critical data, holds %d", n, got, h.cd)
+		}
+	}
+	return nil
+}
+
 // keep stores critical data of owner in holder's memory.
 func (p *DPProtocol) keep(holder, owner sim.ObjID, enc []byte) {
 	st := p.store[holder][owner]
@@ -603,3 +644,5 @@ func (p *DPProtocol) OnFinish() {
 		s.SetMetric("abft_recovery_overhead", p.recovery.Seconds()/now.Seconds())
 	}
 }
+
+var _ sim.MemoryAuditor = (*DPProtocol)(nil)

@@ -97,44 +97,11 @@ func runDPBoot(t *testing.T, p dp.Params, objects, spares int, boot sim.Time, pl
 	return dpRun{res, proto, wl.(dp.StagedWorkload)}
 }
 
-// checkDPMemory checks what each live node accounts against what the
-// protocol keeps there: as MemLog the messages its objects logged, as
-// MemBackup the critical data its objects hold.
+// checkDPMemory fails t if p's memory accounting is off.
 func checkDPMemory(t *testing.T, p *DPProtocol) {
 	t.Helper()
-	rt := p.RT
-	type mem struct{ log, cd int64 }
-	held := make([]mem, rt.NumNodes())
-	for k := range p.sent {
-		for _, byTag := range p.sent[k] {
-			for _, e := range byTag {
-				if rt.Alive(e.node) {
-					held[e.node].log += e.m.WireSize()
-				}
-			}
-		}
-	}
-	for j := range p.store {
-		n := rt.NodeOf(sim.ObjID(j))
-		if rt.Lost(sim.ObjID(j)) || !rt.Alive(n) {
-			continue
-		}
-		for _, st := range p.store[j] {
-			for _, c := range st {
-				held[n].cd += c.modeled
-			}
-		}
-	}
-	for n, h := range held {
-		if !rt.Alive(sim.NodeID(n)) {
-			continue
-		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemLog); got != h.log {
-			t.Fatalf("node %d accounts %d bytes of logged messages, holds %d", n, got, h.log)
-		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); got != h.cd {
-			t.Fatalf("node %d accounts %d bytes of critical data, holds %d", n, got, h.cd)
-		}
+	if err := p.AuditMemory(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -593,6 +593,26 @@ func (p *Protocol) storeFRM(m *sim.Message) {
 		Size: p.cfg.AckBytes, Hdr: sim.Header{Seq: body.ver}})
 }
 
+// AuditMemory implements sim.MemoryAuditor: each live node accounts as
+// MemBackup the sizes of the FRI copies it holds, and nothing else.
+func (p *Protocol) AuditMemory() error {
+	rt := p.RT
+	held := make([]int64, rt.NumNodes())
+	for _, copies := range p.fri {
+		for _, c := range copies {
+			if rt.Alive(c.holder) && rt.Incarnation(c.holder) == c.inc {
+				held[c.holder] += c.size
+			}
+		}
+	}
+	for n, h := range held {
+		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); rt.Alive(sim.NodeID(n)) && got != h {
+			return fmt.Errorf("abft: node %d accounts %d bytes of FRI copies, holds %d", n, got, h)
+		}
+	}
+	return nil
+}
+
 func (p *Protocol) dropCopy(w sim.ObjID, c *copyFRI) {
 	rt := p.RT
 	out := p.fri[w][:0]
@@ -658,3 +678,5 @@ func (p *Protocol) bestCopy(w sim.ObjID) *copyFRI {
 	}
 	return best
 }
+
+var _ sim.MemoryAuditor = (*Protocol)(nil)

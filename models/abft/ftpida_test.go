@@ -75,23 +75,11 @@ func runPida(t *testing.T, s runSpec) (sim.Result, *pida.Workload) {
 	return res, w
 }
 
-// checkFRIMemory checks that each live node accounts as MemBackup the sizes
-// of the FRI copies it holds, and nothing else.
+// checkFRIMemory fails t if p's memory accounting is off.
 func checkFRIMemory(t *testing.T, p *Protocol) {
 	t.Helper()
-	rt := p.RT
-	held := make([]int64, rt.NumNodes())
-	for _, copies := range p.fri {
-		for _, c := range copies {
-			if rt.Alive(c.holder) && rt.Incarnation(c.holder) == c.inc {
-				held[c.holder] += c.size
-			}
-		}
-	}
-	for n, h := range held {
-		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); rt.Alive(sim.NodeID(n)) && got != h {
-			t.Fatalf("node %d accounts %d bytes of FRI copies, holds %d", n, got, h)
-		}
+	if err := p.AuditMemory(); err != nil {
+		t.Fatal(err)
 	}
 }
 

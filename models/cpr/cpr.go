@@ -745,6 +745,31 @@ func (p *Protocol) accountTier(cp *checkpoint, t Tier, sign int64) {
 	}
 }
 
+// AuditMemory implements sim.MemoryAuditor: each live node accounts as
+// MemCheckpoint the pieces it holds of the checkpoints kept in memory or at
+// a buddy.
+func (p *Protocol) AuditMemory() error {
+	rt := p.RT
+	held := make([]int64, rt.NumNodes())
+	for _, cp := range p.cps {
+		for _, tier := range []Tier{Memory, Buddy} {
+			for owner, locs := range cp.copies[tier] {
+				for _, loc := range locs {
+					if loc.holder != sim.None && p.valid(loc) {
+						held[loc.holder] += cp.bytes[owner]
+					}
+				}
+			}
+		}
+	}
+	for n, h := range held {
+		if got := rt.Mem(sim.NodeID(n), sim.MemCheckpoint); rt.Alive(sim.NodeID(n)) && got != h {
+			return fmt.Errorf("cpr: node %d accounts %d bytes of checkpoints, holds %d", n, got, h)
+		}
+	}
+	return nil
+}
+
 // valid reports whether copy loc still exists.
 func (p *Protocol) valid(loc copyLoc) bool {
 	return loc.holder == sim.None || (p.RT.Alive(loc.holder) && p.RT.Incarnation(loc.holder) == loc.inc)
@@ -801,3 +826,5 @@ func (p *Protocol) resume() {
 	p.arm()
 	p.RT.ResumeApp()
 }
+
+var _ sim.MemoryAuditor = (*Protocol)(nil)

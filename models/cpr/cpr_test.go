@@ -52,27 +52,11 @@ func run(t *testing.T, cfg sim.Config, w sim.Workload, pc Config) (sim.Result, *
 	return res, p
 }
 
-// checkCheckpointMemory checks that each live node accounts as MemCheckpoint
-// the pieces it holds of the checkpoints kept in memory or at a buddy.
+// checkCheckpointMemory fails t if p's memory accounting is off.
 func checkCheckpointMemory(t *testing.T, p *Protocol) {
 	t.Helper()
-	rt := p.RT
-	held := make([]int64, rt.NumNodes())
-	for _, cp := range p.cps {
-		for _, tier := range []Tier{Memory, Buddy} {
-			for owner, locs := range cp.copies[tier] {
-				for _, loc := range locs {
-					if loc.holder != sim.None && p.valid(loc) {
-						held[loc.holder] += cp.bytes[owner]
-					}
-				}
-			}
-		}
-	}
-	for n, h := range held {
-		if got := rt.Mem(sim.NodeID(n), sim.MemCheckpoint); rt.Alive(sim.NodeID(n)) && got != h {
-			t.Fatalf("node %d accounts %d bytes of checkpoints, holds %d", n, got, h)
-		}
+	if err := p.AuditMemory(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -70,62 +70,11 @@ func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
 	checkBackupBytes(t, name, p)
 }
 
-// checkBackupBytes checks each live backup's accounting: the bytes it
-// counts are its stored duplicates' (each with the wire size of its
-// message) and EntryBytes per handling-order entry; and each live node
-// accounts, with the protocol and with the runtime, what its backups and
-// the split's task copies there hold.
+// checkBackupBytes fails t if p's memory accounting is off.
 func checkBackupBytes(t *testing.T, name string, p *Protocol) {
 	t.Helper()
-	held := make([][numMemKinds]int64, p.RT.NumNodes())
-	for id := range p.th {
-		for _, bk := range p.th[id].backups {
-			if !p.valid(bk) {
-				continue
-			}
-			held[bk.node][memQueue] += bk.bytes
-			if bk.ready {
-				held[bk.node][memState] += bk.ck.size
-			}
-			want := p.cfg.EntryBytes * int64(len(bk.log))
-			for i := range bk.queue.Len() {
-				q := bk.queue.At(i)
-				if q.wire != q.m.WireSize() {
-					t.Fatalf("%s: object %d, backup on node %d: a duplicate of %d bytes counted as %d", name, id, bk.node, q.m.WireSize(), q.wire)
-				}
-				want += q.wire
-			}
-			if bk.bytes != want {
-				t.Fatalf("%s: object %d, backup on node %d: %d bytes counted, %d held", name, id, bk.node, bk.bytes, want)
-			}
-		}
-	}
-	for _, copies := range p.copies {
-		for _, c := range copies {
-			if p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc {
-				held[c.node][memCopy] += c.size
-			}
-		}
-	}
-	for n := range held {
-		node := sim.NodeID(n)
-		if !p.RT.Alive(node) {
-			continue
-		}
-		var total int64
-		for k := range numMemKinds {
-			var got int64
-			if p.memNode != nil {
-				got = p.memNode[n][k]
-			}
-			if got != held[n][k] {
-				t.Fatalf("%s: node %d accounts %d bytes of kind %d, holds %d", name, n, got, k, held[n][k])
-			}
-			total += got
-		}
-		if rt := p.RT.Mem(node, sim.MemBackup); rt != total {
-			t.Fatalf("%s: node %d: the runtime accounts %d bytes of backups, the protocol %d", name, n, rt, total)
-		}
+	if err := p.AuditMemory(); err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 }
 

@@ -1,6 +1,10 @@
 package dps
 
-import "ftsim/sim"
+import (
+	"fmt"
+
+	"ftsim/sim"
+)
 
 // Memory overhead (issue: "backup queues, states, split copies are
 // measured"). Every byte the protocol keeps is accounted with the runtime as
@@ -89,3 +93,64 @@ func (p *Protocol) OnFinish() {
 		st.SetMetric(sim.MetricProtocolCPU, p.C.CPU.Seconds())
 	}
 }
+
+// AuditMemory implements sim.MemoryAuditor. Each live backup counts the
+// bytes of its stored duplicates (each the wire size of its message) and
+// EntryBytes per handling-order entry; each live node accounts, in the
+// protocol's breakdown and with the runtime, what its backups and the
+// split's task copies there hold.
+func (p *Protocol) AuditMemory() error {
+	rt := p.RT
+	held := make([][numMemKinds]int64, rt.NumNodes())
+	for id := range p.th {
+		for _, bk := range p.th[id].backups {
+			if !p.valid(bk) {
+				continue
+			}
+			held[bk.node][memQueue] += bk.bytes
+			if bk.ready {
+				held[bk.node][memState] += bk.ck.size
+			}
+			want := p.cfg.EntryBytes * int64(len(bk.log))
+			for i := range bk.queue.Len() {
+				q := bk.queue.At(i)
+				if q.wire != q.m.WireSize() {
+					return fmt.Errorf("dps: object %d, backup on node %d: a duplicate of %d bytes counted as %d", id, bk.node, q.m.WireSize(), q.wire)
+				}
+				want += q.wire
+			}
+			if bk.bytes != want {
+				return fmt.Errorf("dps: object %d, backup on node %d: %d bytes counted, %d held", id, bk.node, bk.bytes, want)
+			}
+		}
+	}
+	for _, copies := range p.copies {
+		for _, c := range copies {
+			if rt.Alive(c.node) && rt.Incarnation(c.node) == c.inc {
+				held[c.node][memCopy] += c.size
+			}
+		}
+	}
+	for n := range held {
+		if !rt.Alive(sim.NodeID(n)) {
+			continue
+		}
+		var total int64
+		for k := range numMemKinds {
+			var got int64
+			if p.memNode != nil {
+				got = p.memNode[n][k]
+			}
+			if got != held[n][k] {
+				return fmt.Errorf("dps: node %d accounts %d bytes of kind %d, holds %d", n, got, k, held[n][k])
+			}
+			total += got
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); got != total {
+			return fmt.Errorf("dps: node %d: the runtime accounts %d bytes of backups, the protocol %d", n, got, total)
+		}
+	}
+	return nil
+}
+
+var _ sim.MemoryAuditor = (*Protocol)(nil)

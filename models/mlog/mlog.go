@@ -438,6 +438,55 @@ func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
 	}
 }
 
+// AuditMemory implements sim.MemoryAuditor. Each object's logBytes is the
+// sum over the entries its log holds, each entry's size its message's (the
+// entry keeps it so that pruning does not read the message); each live node
+// accounts as MemLog the logs of the objects it runs and the remote-log
+// tuples it holds, and as MemCheckpoint the checkpoints it holds.
+func (p *Protocol) AuditMemory() error {
+	rt := p.RT
+	type mem struct{ log, ckpt int64 }
+	held := make([]mem, rt.NumNodes())
+	here := func(n sim.NodeID, inc uint32) bool { return n >= 0 && rt.Alive(n) && rt.Incarnation(n) == inc }
+	for _, o := range p.objs {
+		var sum int64
+		for i := range o.log.Len() {
+			for _, e := range *o.log.At(i) {
+				if e.wire != e.m.WireSize() {
+					return fmt.Errorf("mlog: object %d, entry SN %d: %d bytes counted, message of %d", o.id, e.sn, e.wire, e.m.WireSize())
+				}
+				sum += e.wire
+			}
+		}
+		if o.logBytes != sum {
+			return fmt.Errorf("mlog: object %d counts %d bytes of log, its entries %d", o.id, o.logBytes, sum)
+		}
+		if here(o.node, o.inc) {
+			held[o.node].log += o.logBytes
+		}
+		for _, x := range o.rlog {
+			if here(x.holder, x.inc) {
+				held[x.holder].log += p.cfg.TicketBytes
+			}
+		}
+		if c := o.ckpt; c != nil && here(c.holder, c.inc) {
+			held[c.holder].ckpt += c.size
+		}
+	}
+	for n, h := range held {
+		if !rt.Alive(sim.NodeID(n)) {
+			continue
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemLog); got != h.log {
+			return fmt.Errorf("mlog: node %d accounts %d bytes of logs, holds %d", n, got, h.log)
+		}
+		if got := rt.Mem(sim.NodeID(n), sim.MemCheckpoint); got != h.ckpt {
+			return fmt.Errorf("mlog: node %d accounts %d bytes of checkpoints, holds %d", n, got, h.ckpt)
+		}
+	}
+	return nil
+}
+
 // buddy is the node that holds node n's checkpoint and remote message log:
 // the application node BuddyOffset places further in rank order (None when n
 // is alone or not a slot).
@@ -509,3 +558,5 @@ func (p *Protocol) wake() {
 		}
 	}
 }
+
+var _ sim.MemoryAuditor = (*Protocol)(nil)

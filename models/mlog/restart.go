@@ -499,6 +499,10 @@ func (p *Protocol) spread(r *recovery) []sim.NodeID {
 func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 	rt := p.RT
 	ck := o.ckpt
+	// the log o had goes with its state; it is still accounted when o's
+	// node is alive: a migration whose source crashed recreates o from
+	// the restart's copy, discarding the one a live node had restored
+	p.memAdd(o.node, o.inc, sim.MemLog, -o.logBytes)
 	o.reset()
 	o.node, o.inc = n, rt.Incarnation(n)
 	for _, x := range ck.sn {

@@ -197,6 +197,14 @@ func (p *Protocol) RestartsReplicas() bool { return p.cfg.RestartReplicas }
 // without checkpoints).
 func (p *Protocol) Checkpointer() *cpr.Protocol { return p.ckpt }
 
+// AuditMemory implements sim.MemoryAuditor: the memory is its checkpoints'.
+func (p *Protocol) AuditMemory() error {
+	if p.ckpt == nil {
+		return nil
+	}
+	return p.ckpt.AuditMemory()
+}
+
 // Writer implements cpr.Replicas: the piece of an object is its replica A's
 // state while A lives, else B's.
 func (p *Protocol) Writer(id sim.ObjID) sim.ObjID {
@@ -566,3 +574,5 @@ func (p *Protocol) pairProgress(id sim.ObjID) int64 {
 	}
 	return max(own, t.obj.Object.Progress())
 }
+
+var _ sim.MemoryAuditor = (*Protocol)(nil)
