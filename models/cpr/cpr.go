@@ -627,7 +627,7 @@ func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
 	rt := p.RT
 	locs := w.cp.copies[t]
 	if locs[n] == nil {
-		self := copyLoc{holder: n, inc: rt.Incarnation(n)}
+		self := p.locOn(n)
 		switch t {
 		case PFS:
 			locs[n] = []copyLoc{{holder: sim.None}}
@@ -637,7 +637,7 @@ func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
 			// the node keeps its own copy in memory and sends one to its
 			// partner: the piece is lost only when both fail
 			to := p.buddy(n)
-			locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
+			locs[n] = []copyLoc{self, p.locOn(to)}
 		}
 	}
 	switch t {
@@ -768,6 +768,17 @@ func (p *Protocol) AuditMemory() error {
 		}
 	}
 	return nil
+}
+
+// locOn is where a copy written to node n is: n's current incarnation, or,
+// when n is down (its failure not detected yet), none that n will ever have
+// again, since the copy never reaches it; a repaired node comes back with
+// the incarnation its failure gave it, and must not look as if it held it.
+func (p *Protocol) locOn(n sim.NodeID) copyLoc {
+	if !p.RT.Alive(n) {
+		return copyLoc{holder: n, inc: p.RT.Incarnation(n) - 1}
+	}
+	return copyLoc{holder: n, inc: p.RT.Incarnation(n)}
 }
 
 // valid reports whether copy loc still exists.
