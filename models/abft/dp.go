@@ -145,6 +145,15 @@ type logKey struct {
 type cdCopy struct {
 	data    []byte
 	modeled int64 // its size in the modeled problem
+	// the node (and its incarnation) whose memory it is accounted in: the
+	// holder's node when stored, which a restore of the holder may change
+	node sim.NodeID
+	inc  uint32
+}
+
+// held reports whether c is still in its node's memory.
+func (p *DPProtocol) held(c cdCopy) bool {
+	return p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc
 }
 
 // logEntry is a message kept in its sender's memory, and that node.
@@ -567,13 +576,11 @@ func (p *DPProtocol) AuditMemory() error {
 		}
 	}
 	for j := range p.store {
-		n := rt.NodeOf(sim.ObjID(j))
-		if rt.Lost(sim.ObjID(j)) || !rt.Alive(n) {
-			continue
-		}
 		for _, st := range p.store[j] {
 			for _, c := range st {
-				held[n].cd += c.modeled
+				if p.held(c) {
+					held[c.node].cd += c.modeled
+				}
 			}
 		}
 	}
@@ -599,10 +606,14 @@ func (p *DPProtocol) keep(holder, owner sim.ObjID, enc []byte) {
 		p.store[holder][owner] = st
 	}
 	decodeCD(enc, func(s int, modeled int64, data []byte) {
-		if _, ok := st[s]; !ok {
-			p.RT.MemAdd(p.RT.NodeOf(holder), sim.MemBackup, modeled)
+		c, ok := st[s]
+		if !ok {
+			c.node = p.RT.NodeOf(holder)
+			c.inc = p.RT.Incarnation(c.node)
+			p.RT.MemAdd(c.node, sim.MemBackup, modeled)
 		}
-		st[s] = cdCopy{data, modeled}
+		c.data, c.modeled = data, modeled
+		st[s] = c
 	})
 }
 

@@ -46,12 +46,23 @@ func (p *DPProtocol) OnFailure(f sim.Failure) {
 }
 
 // forget drops what object j's node held: its copies of others' data, its
-// log, its pending critical data.
+// log, its pending critical data. What is still in a live node's memory is
+// released: a restore forgets what j's new node kept for it meanwhile.
 func (p *DPProtocol) forget(j sim.ObjID) {
+	for _, st := range p.store[j] {
+		for _, c := range st {
+			if p.held(c) {
+				p.RT.MemAdd(c.node, sim.MemBackup, -c.modeled)
+			}
+		}
+	}
 	p.store[j] = map[sim.ObjID]map[int]cdCopy{}
 	for k := range p.sent {
 		for _, byTag := range p.sent[k] {
-			delete(byTag, j)
+			if e, ok := byTag[j]; ok {
+				p.unlog(e)
+				delete(byTag, j)
+			}
 		}
 	}
 	p.got[j] = map[logKey]bool{}
@@ -510,6 +521,7 @@ func (p *DPProtocol) restock(j sim.ObjID) {
 					if p.store[j][q] == nil {
 						p.store[j][q] = map[int]cdCopy{}
 					}
+					c.node, c.inc = to, rt.Incarnation(to)
 					p.store[j][q][s] = c
 					rt.MemAdd(to, sim.MemBackup, c.modeled)
 				}
