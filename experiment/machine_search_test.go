@@ -125,9 +125,7 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 			fmt.Fprint(h, "bursts")
 		}
 		for seed := first; seed < first+seeds; seed++ {
-			rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
-			c.cluster = drawMachine(rng)
-			p, ff, err := c.prepareScaled(t, seed)
+			p, name, err := c.onMachine(t, seed, h.Sum64(), bursts)
 			var np *NoProgressError
 			if errors.As(err, &np) {
 				overloaded++
@@ -137,14 +135,6 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 				rejected++
 				continue
 			}
-			drawFailures(rng, p, ff)
-			f := &p.Scenario.Failures
-			if bursts != "" {
-				f.Distribution = "scripted"
-				f.Scripted = burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, bursts == "long")[0]
-			}
-			name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) plan %v, detection %+v, jitter %v, downtime %v, repair %v, spare boot %v",
-				c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.Scripted, p.Scenario.Detection, p.Scenario.Network.Jitter, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
 			runs++
 			failures += runSearch(t, name, p).Failures
 		}
@@ -153,6 +143,28 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
 	t.Logf("%d runs, %d failures; %d machines rejected, %d on which the protocol leaves no progress", runs, failures, rejected, overloaded)
+}
+
+// onMachine prepares the case with the given seed on the machine, failures,
+// detection and repair drawn from the seed and the case's hash (bursts:
+// "long" or "short" for a burst plan instead of random failures), and
+// names it. Its errors are prepareScaled's.
+func (c searchCase) onMachine(t *testing.T, seed int, hash uint64, bursts string) (*Point, string, error) {
+	rng := rand.New(rand.NewPCG(uint64(seed), hash))
+	c.cluster = drawMachine(rng)
+	p, ff, err := c.prepareScaled(t, seed)
+	if err != nil {
+		return nil, "", err
+	}
+	drawFailures(rng, p, ff)
+	f := &p.Scenario.Failures
+	if bursts != "" {
+		f.Distribution = "scripted"
+		f.Scripted = burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, bursts == "long")[0]
+	}
+	name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) plan %v, detection %+v, jitter %v, downtime %v, repair %v, spare boot %v",
+		c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.Scripted, p.Scenario.Detection, p.Scenario.Network.Jitter, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
+	return p, name, nil
 }
 
 // prepareScaled prepares the case with the given seed, with the protocol's
@@ -217,4 +229,48 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 	if r := runKeys(t, keys); !r.Finished || !r.DigestOK || r.Failures != 3 || r.Restarts != 1 {
 		t.Fatalf("finished %v, digest_ok %v, %d failures, %d restarts from scratch: %s", r.Finished, r.DigestOK, r.Failures, r.Restarts, r.Note)
 	}
+}
+
+// The runs of the random-machine search whose memory audit failed (with
+// FTSIM_SEARCH=1), each case at its seed on every variant of its workload:
+// cpr's buddy copies sent to a node down but not yet detected looked held
+// once the node was repaired (accounted below zero), and abft's restore of
+// a DP object forgot, without releasing it, the critical data its new node
+// had kept for it meanwhile.
+func TestMachineSearchAuditCases(t *testing.T) {
+	cases := []struct {
+		workload, protocol, key string
+		seed                    int
+	}{
+		{"stencil", "cpr", `protocol.tier="buddy"`, 8},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 17},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 29},
+		{"dp", "cpr", `protocol.tier="buddy"`, 33},
+		{"pida", "cpr", `protocol.tier="buddy"`, 5},
+		{"dp", "replication", `protocol.tier="buddy"`, 23},
+		{"synthetic", "replication", "protocol.restart_replicas=true", 23},
+		{"dp", "abft", "", 32},
+		{"dp", "abft", "", 33},
+	}
+	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
+	runs := 0
+	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
+		h := fnv.New64a()
+		fmt.Fprint(h, c, c.keys)
+		for _, k := range cases {
+			if c.workload != k.workload || c.protocol.kind != k.protocol || (k.key != "" && !slices.Contains(c.protocol.keys, k.key)) {
+				continue
+			}
+			p, name, err := c.onMachine(t, k.seed, h.Sum64(), "")
+			if err != nil {
+				continue // a machine the case rejects: as in the search
+			}
+			runs++
+			runSearch(t, name, p)
+		}
+	})
+	if runs == 0 {
+		t.Fatal("no case ran")
+	}
+	t.Logf("%d runs", runs)
 }
