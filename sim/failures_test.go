@@ -327,6 +327,34 @@ func TestRepairReturnsNodeToPool(t *testing.T) {
 	}
 }
 
+// A repaired node comes back as a new incarnation: a copy addressed to it
+// while it was down (with the incarnation its failure gave it) must not
+// look held once it is up again. A message it sent before it failed is
+// still judged by when that incarnation failed.
+func TestRepairIsANewIncarnation(t *testing.T) {
+	cfg := testConfig(2)
+	cfg.Spares = 1
+	cfg.Repair = 10 * Second
+	cfg.Failures = ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}}
+	cfg.Limit = Minute
+	var rt *Runtime
+	var down uint32
+	p := &recordProto{}
+	p.onFail = func(f Failure) {
+		down = rt.Incarnation(f.Node)
+		rt.RemoveSlot(f.Node)
+	}
+	rt, _ = New(cfg, idle(2), p)
+	rt.Run()
+	if !rt.Alive(1) || down == 0 || rt.Incarnation(1) == down {
+		t.Fatalf("node 1 alive %v, incarnation %d after its repair, %d while it was down", rt.Alive(1), rt.Incarnation(1), down)
+	}
+	if got := rt.nodes[1].failAt; len(got) != 2 || got[0] != Second || got[1] != 11*Second {
+		t.Fatalf("failAt %v: want its failure at 1 s and the end of its down incarnation at 11 s", got)
+	}
+}
+
 // N nodes writing S bytes each to the parallel file system at once share its
 // aggregate bandwidth: all finish after latency + N·S/B.
 func TestPFSSharedBandwidth(t *testing.T) {

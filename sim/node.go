@@ -247,8 +247,14 @@ func (rt *Runtime) onRepair(ev Event) {
 	rt.toPool(NodeID(ev.I))
 }
 
-// toPool puts repaired node n at the end of the spare pool.
+// toPool puts repaired node n at the end of the spare pool, as a new
+// incarnation: what was addressed to it while it was down (a copy sent
+// before its failure was detected, with the incarnation the failure gave
+// it) never reached it, and must not look held now that it is up again.
+// The down incarnation ends now, for failAt.
 func (rt *Runtime) toPool(n NodeID) {
+	rt.nodes[n].failAt = append(rt.nodes[n].failAt, rt.eng.now)
+	rt.links[n].inc++
 	rt.links[n].state = nodeSpare
 	rt.spares = append(rt.spares, n)
 }

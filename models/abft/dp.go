@@ -610,9 +610,6 @@ func (p *DPProtocol) keep(holder, owner sim.ObjID, enc []byte) {
 		if !ok {
 			c.node = p.RT.NodeOf(holder)
 			c.inc = p.RT.Incarnation(c.node)
-			if !p.RT.Alive(c.node) {
-				c.inc-- // never held: not even once the node is repaired
-			}
 			p.RT.MemAdd(c.node, sim.MemBackup, modeled)
 		}
 		c.data, c.modeled = data, modeled

@@ -770,14 +770,10 @@ func (p *Protocol) AuditMemory() error {
 	return nil
 }
 
-// locOn is where a copy written to node n is: n's current incarnation, or,
-// when n is down (its failure not detected yet), none that n will ever have
-// again, since the copy never reaches it; a repaired node comes back with
-// the incarnation its failure gave it, and must not look as if it held it.
+// locOn is where a copy written to node n is: n's current incarnation (a
+// node down when the copy is sent never holds it: it comes back from repair
+// as a new incarnation).
 func (p *Protocol) locOn(n sim.NodeID) copyLoc {
-	if !p.RT.Alive(n) {
-		return copyLoc{holder: n, inc: p.RT.Incarnation(n) - 1}
-	}
 	return copyLoc{holder: n, inc: p.RT.Incarnation(n)}
 }
 
