@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Tier is a storage level a protocol can write a copy to.
 type Tier int
@@ -265,6 +268,18 @@ const (
 // Mem is the memory of kind k node n holds now, as accounted by MemAdd (0
 // on a failed node).
 func (rt *Runtime) Mem(n NodeID, k MemKind) int64 { return rt.nodes[n].mem[k] }
+
+// MemMismatch compares the memory of kind k each live node accounts with
+// held[n], what a protocol finds it keeps there (MemoryAuditor), and
+// describes the first difference; what names that memory.
+func (rt *Runtime) MemMismatch(k MemKind, held []int64, what string) error {
+	for n, h := range held {
+		if got := rt.Mem(NodeID(n), k); rt.Alive(NodeID(n)) && got != h {
+			return fmt.Errorf("node %d accounts %d bytes of %s, holds %d", n, got, what, h)
+		}
+	}
+	return nil
+}
 
 // MemAdd accounts delta bytes of kind k held on node n (negative to release).
 // Memory on a node that fails is released with it.

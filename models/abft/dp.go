@@ -38,6 +38,7 @@ package abft
 // of sent messages; the recovery is in dprecover.go.
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -564,13 +565,12 @@ func (p *DPProtocol) prune(k sim.ObjID, stage int) {
 // data they hold.
 func (p *DPProtocol) AuditMemory() error {
 	rt := p.RT
-	type mem struct{ log, cd int64 }
-	held := make([]mem, rt.NumNodes())
+	logs, cd := make([]int64, rt.NumNodes()), make([]int64, rt.NumNodes())
 	for k := range p.sent {
 		for _, byTag := range p.sent[k] {
 			for _, e := range byTag {
 				if rt.Alive(e.node) {
-					held[e.node].log += e.m.WireSize()
+					logs[e.node] += e.m.WireSize()
 				}
 			}
 		}
@@ -579,21 +579,13 @@ func (p *DPProtocol) AuditMemory() error {
 		for _, st := range p.store[j] {
 			for _, c := range st {
 				if p.held(c) {
-					held[c.node].cd += c.modeled
+					cd[c.node] += c.modeled
 				}
 			}
 		}
 	}
-	for n, h := range held {
-		if !rt.Alive(sim.NodeID(n)) {
-			continue
-		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemLog); got != h.log {
-			return fmt.Errorf("abft: node %d accounts %d bytes of logged messages, holds %d", n, got, h.log)
-		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); got != h.cd {
-			return fmt.Errorf("abft: node %d accounts %d bytes of critical data, holds %d", n, got, h.cd)
-		}
+	if err := cmp.Or(rt.MemMismatch(sim.MemLog, logs, "logged messages"), rt.MemMismatch(sim.MemBackup, cd, "critical data")); err != nil {
+		return fmt.Errorf("abft: %w", err)
 	}
 	return nil
 }

@@ -605,10 +605,8 @@ func (p *Protocol) AuditMemory() error {
 			}
 		}
 	}
-	for n, h := range held {
-		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); rt.Alive(sim.NodeID(n)) && got != h {
-			return fmt.Errorf("abft: node %d accounts %d bytes of FRI copies, holds %d", n, got, h)
-		}
+	if err := rt.MemMismatch(sim.MemBackup, held, "FRI copies"); err != nil {
+		return fmt.Errorf("abft: %w", err)
 	}
 	return nil
 }

@@ -762,10 +762,8 @@ func (p *Protocol) AuditMemory() error {
 			}
 		}
 	}
-	for n, h := range held {
-		if got := rt.Mem(sim.NodeID(n), sim.MemCheckpoint); rt.Alive(sim.NodeID(n)) && got != h {
-			return fmt.Errorf("cpr: node %d accounts %d bytes of checkpoints, holds %d", n, got, h)
-		}
+	if err := rt.MemMismatch(sim.MemCheckpoint, held, "checkpoints"); err != nil {
+		return fmt.Errorf("cpr: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ package mlog
 // in tickets.go (the sender's side) and receive.go (the receiver's).
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -445,8 +446,7 @@ func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
 // tuples it holds, and as MemCheckpoint the checkpoints it holds.
 func (p *Protocol) AuditMemory() error {
 	rt := p.RT
-	type mem struct{ log, ckpt int64 }
-	held := make([]mem, rt.NumNodes())
+	logs, ckpts := make([]int64, rt.NumNodes()), make([]int64, rt.NumNodes())
 	here := func(n sim.NodeID, inc uint32) bool { return n >= 0 && rt.Alive(n) && rt.Incarnation(n) == inc }
 	for _, o := range p.objs {
 		var sum int64
@@ -462,27 +462,19 @@ func (p *Protocol) AuditMemory() error {
 			return fmt.Errorf("mlog: object %d counts %d bytes of log, its entries %d", o.id, o.logBytes, sum)
 		}
 		if here(o.node, o.inc) {
-			held[o.node].log += o.logBytes
+			logs[o.node] += o.logBytes
 		}
 		for _, x := range o.rlog {
 			if here(x.holder, x.inc) {
-				held[x.holder].log += p.cfg.TicketBytes
+				logs[x.holder] += p.cfg.TicketBytes
 			}
 		}
 		if c := o.ckpt; c != nil && here(c.holder, c.inc) {
-			held[c.holder].ckpt += c.size
+			ckpts[c.holder] += c.size
 		}
 	}
-	for n, h := range held {
-		if !rt.Alive(sim.NodeID(n)) {
-			continue
-		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemLog); got != h.log {
-			return fmt.Errorf("mlog: node %d accounts %d bytes of logs, holds %d", n, got, h.log)
-		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemCheckpoint); got != h.ckpt {
-			return fmt.Errorf("mlog: node %d accounts %d bytes of checkpoints, holds %d", n, got, h.ckpt)
-		}
+	if err := cmp.Or(rt.MemMismatch(sim.MemLog, logs, "logs"), rt.MemMismatch(sim.MemCheckpoint, ckpts, "checkpoints")); err != nil {
+		return fmt.Errorf("mlog: %w", err)
 	}
 	return nil
 }
