@@ -653,6 +653,13 @@ func TestMemoryReleasedWithItsNode(t *testing.T) {
 	if res.Stats.PeakMem[MemLog] != 500 || res.Stats.PeakMem[MemCheckpoint] != 50 {
 		t.Fatalf("peaks %v, want 500 bytes of logs and 50 of checkpoints", res.Stats.PeakMem)
 	}
+	// the audit's comparison skips the dead node and names the first difference
+	if err := rt.MemMismatch(MemLog, []int64{200, 999}, "logs"); err != nil {
+		t.Fatalf("a dead node's memory compared: %v", err)
+	}
+	if err := rt.MemMismatch(MemLog, []int64{150, 0}, "logs"); err == nil || err.Error() != "node 0 accounts 200 bytes of logs, holds 150" {
+		t.Fatalf("mismatch reported as %v", err)
+	}
 	rt.MemAdd(1, MemLog, 70) // on the dead node: ignored
 	if rt.Mem(1, MemLog) != 0 {
 		t.Fatalf("memory accounted on a failed node: %d", rt.Mem(1, MemLog))
