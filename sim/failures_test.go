@@ -328,9 +328,9 @@ func TestRepairReturnsNodeToPool(t *testing.T) {
 }
 
 // A repaired node comes back as a new incarnation: a copy addressed to it
-// while it was down (with the incarnation its failure gave it) must not
-// look held once it is up again. A message it sent before it failed is
-// still judged by when that incarnation failed.
+// while it was down (with the incarnation its failure gave it) is not held
+// once it is up again. Its down incarnation ends at the repair in failAt,
+// which lostInTransit indexes by incarnation.
 func TestRepairIsANewIncarnation(t *testing.T) {
 	cfg := testConfig(2)
 	cfg.Spares = 1
@@ -349,6 +349,10 @@ func TestRepairIsANewIncarnation(t *testing.T) {
 	rt.Run()
 	if !rt.Alive(1) || down == 0 || rt.Incarnation(1) == down {
 		t.Fatalf("node 1 alive %v, incarnation %d after its repair, %d while it was down", rt.Alive(1), rt.Incarnation(1), down)
+	}
+	if rt.Holds(1, down) || !rt.Holds(1, rt.Incarnation(1)) || rt.Holds(1, 0) {
+		t.Fatalf("node 1 holds what was sent while it was down: %v, now: %v, before its failure: %v",
+			rt.Holds(1, down), rt.Holds(1, rt.Incarnation(1)), rt.Holds(1, 0))
 	}
 	if got := rt.nodes[1].failAt; len(got) != 2 || got[0] != Second || got[1] != 11*Second {
 		t.Fatalf("failAt %v: want its failure at 1 s and the end of its down incarnation at 11 s", got)

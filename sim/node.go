@@ -69,6 +69,12 @@ func (q *queueOf[T]) clear() {
 // Alive reports whether node n is up (active, booting or an idle spare).
 func (rt *Runtime) Alive(n NodeID) bool { return rt.links[n].state != nodeFailed }
 
+// Holds reports whether node n is up in incarnation inc: what was stored
+// on it in that incarnation is still there.
+func (rt *Runtime) Holds(n NodeID, inc uint32) bool {
+	return n >= 0 && rt.links[n].state != nodeFailed && rt.links[n].inc == inc
+}
+
 // Incarnation is node n's incarnation number: it changes when n fails, so a
 // protocol can tell whether a copy it stored on n is still there.
 func (rt *Runtime) Incarnation(n NodeID) uint32 { return rt.links[n].inc }

@@ -154,7 +154,7 @@ type cdCopy struct {
 
 // held reports whether c is still in its node's memory.
 func (p *DPProtocol) held(c cdCopy) bool {
-	return p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc
+	return p.RT.Holds(c.node, c.inc)
 }
 
 // logEntry is a message kept in its sender's memory, and that node.

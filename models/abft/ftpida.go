@@ -600,7 +600,7 @@ func (p *Protocol) AuditMemory() error {
 	held := make([]int64, rt.NumNodes())
 	for _, copies := range p.fri {
 		for _, c := range copies {
-			if rt.Alive(c.holder) && rt.Incarnation(c.holder) == c.inc {
+			if rt.Holds(c.holder, c.inc) {
 				held[c.holder] += c.size
 			}
 		}
@@ -620,7 +620,7 @@ func (p *Protocol) dropCopy(w sim.ObjID, c *copyFRI) {
 		}
 	}
 	p.fri[w] = out
-	if rt.Alive(c.holder) && rt.Incarnation(c.holder) == c.inc {
+	if rt.Holds(c.holder, c.inc) {
 		rt.MemAdd(c.holder, sim.MemBackup, -c.size)
 	}
 }

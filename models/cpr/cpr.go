@@ -627,7 +627,7 @@ func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
 	rt := p.RT
 	locs := w.cp.copies[t]
 	if locs[n] == nil {
-		self := p.locOn(n)
+		self := copyLoc{holder: n, inc: rt.Incarnation(n)}
 		switch t {
 		case PFS:
 			locs[n] = []copyLoc{{holder: sim.None}}
@@ -637,7 +637,7 @@ func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
 			// the node keeps its own copy in memory and sends one to its
 			// partner: the piece is lost only when both fail
 			to := p.buddy(n)
-			locs[n] = []copyLoc{self, p.locOn(to)}
+			locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
 		}
 	}
 	switch t {
@@ -766,13 +766,6 @@ func (p *Protocol) AuditMemory() error {
 		return fmt.Errorf("cpr: %w", err)
 	}
 	return nil
-}
-
-// locOn is where a copy written to node n is: n's current incarnation (a
-// node down when the copy is sent never holds it: it comes back from repair
-// as a new incarnation).
-func (p *Protocol) locOn(n sim.NodeID) copyLoc {
-	return copyLoc{holder: n, inc: p.RT.Incarnation(n)}
 }
 
 // valid reports whether copy loc still exists.

@@ -189,13 +189,13 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		}
 		b := re.bytes[n]
 		if !slices.ContainsFunc(have, func(l copyLoc) bool { return l.holder == n }) {
-			have = append(have, p.locOn(n))
+			have = append(have, copyLoc{holder: n, inc: rt.Incarnation(n)})
 			pending++
 			p.RebuiltBytes += b
 			rt.StorageWrite(n, sim.Memory, b, finish)
 		}
 		if to := p.buddy(n); to != n && !slices.ContainsFunc(have, func(l copyLoc) bool { return l.holder != n }) {
-			have = append(have, p.locOn(to))
+			have = append(have, copyLoc{holder: to, inc: rt.Incarnation(to)})
 			pending++
 			p.RebuiltBytes += b
 			rt.Transfer(n, to, b, sim.TagTransfer, finish)

@@ -85,7 +85,7 @@ func (p *Protocol) Survived(n sim.NodeID) {
 	rt := p.RT
 	for _, o := range resend {
 		to := p.buddy(o.owner) // n is known dead now: another node
-		w.cp.copies[Buddy][o.owner][1] = p.locOn(to)
+		w.cp.copies[Buddy][o.owner][1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
 		rt.Transfer(o.owner, to, o.bytes, sim.TagTransfer, p.op(w, o.owner, to, o.bytes))
 	}
 	if len(lost) > 0 && !p.rewrite(w, n) {

@@ -126,16 +126,16 @@ func (p *Protocol) AuditMemory() error {
 	}
 	for _, copies := range p.copies {
 		for _, c := range copies {
-			if rt.Alive(c.node) && rt.Incarnation(c.node) == c.inc {
+			if rt.Holds(c.node, c.inc) {
 				held[c.node][memCopy] += c.size
 			}
 		}
 	}
+	total := make([]int64, len(held))
 	for n := range held {
 		if !rt.Alive(sim.NodeID(n)) {
 			continue
 		}
-		var total int64
 		for k := range numMemKinds {
 			var got int64
 			if p.memNode != nil {
@@ -144,11 +144,11 @@ func (p *Protocol) AuditMemory() error {
 			if got != held[n][k] {
 				return fmt.Errorf("dps: node %d accounts %d bytes of kind %d, holds %d", n, got, k, held[n][k])
 			}
-			total += got
+			total[n] += got
 		}
-		if got := rt.Mem(sim.NodeID(n), sim.MemBackup); got != total {
-			return fmt.Errorf("dps: node %d: the runtime accounts %d bytes of backups, the protocol %d", n, got, total)
-		}
+	}
+	if err := rt.MemMismatch(sim.MemBackup, total, "backups"); err != nil {
+		return fmt.Errorf("dps: %w", err)
 	}
 	return nil
 }

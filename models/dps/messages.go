@@ -89,7 +89,7 @@ func (p *Protocol) keepCopy(m *sim.Message) {
 }
 
 func (p *Protocol) releaseCopy(c taskCopy) {
-	if p.RT.Alive(c.node) && p.RT.Incarnation(c.node) == c.inc {
+	if p.RT.Holds(c.node, c.inc) {
 		p.memAdd(c.node, memCopy, -c.size)
 	}
 }

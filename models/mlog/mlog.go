@@ -434,7 +434,7 @@ func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
 
 // memAdd accounts memory on node n if it is still the incarnation inc.
 func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
-	if n >= 0 && p.RT.Alive(n) && p.RT.Incarnation(n) == inc {
+	if p.RT.Holds(n, inc) {
 		p.RT.MemAdd(n, k, d)
 	}
 }
@@ -447,7 +447,6 @@ func (p *Protocol) memAdd(n sim.NodeID, inc uint32, k sim.MemKind, d int64) {
 func (p *Protocol) AuditMemory() error {
 	rt := p.RT
 	logs, ckpts := make([]int64, rt.NumNodes()), make([]int64, rt.NumNodes())
-	here := func(n sim.NodeID, inc uint32) bool { return n >= 0 && rt.Alive(n) && rt.Incarnation(n) == inc }
 	for _, o := range p.objs {
 		var sum int64
 		for i := range o.log.Len() {
@@ -461,15 +460,15 @@ func (p *Protocol) AuditMemory() error {
 		if o.logBytes != sum {
 			return fmt.Errorf("mlog: object %d counts %d bytes of log, its entries %d", o.id, o.logBytes, sum)
 		}
-		if here(o.node, o.inc) {
+		if rt.Holds(o.node, o.inc) {
 			logs[o.node] += o.logBytes
 		}
 		for _, x := range o.rlog {
-			if here(x.holder, x.inc) {
+			if rt.Holds(x.holder, x.inc) {
 				logs[x.holder] += p.cfg.TicketBytes
 			}
 		}
-		if c := o.ckpt; c != nil && here(c.holder, c.inc) {
+		if c := o.ckpt; c != nil && rt.Holds(c.holder, c.inc) {
 			ckpts[c.holder] += c.size
 		}
 	}
