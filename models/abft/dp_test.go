@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 	"ftsim/workloads/dp"
 	"ftsim/workloads/life"
 )
@@ -93,16 +94,8 @@ func runDPBoot(t *testing.T, p dp.Params, objects, spares int, boot sim.Time, pl
 		t.Fatal(err)
 	}
 	res := rt.Run()
-	checkDPMemory(t, proto)
+	simtest.AuditMemory(t, "dp/abft", proto)
 	return dpRun{res, proto, wl.(dp.StagedWorkload)}
-}
-
-// checkDPMemory fails t if p's memory accounting is off.
-func checkDPMemory(t *testing.T, p *DPProtocol) {
-	t.Helper()
-	if err := p.AuditMemory(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Failure-free, the explicit critical-data messages are exactly the

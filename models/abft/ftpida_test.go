@@ -8,6 +8,7 @@ import (
 
 	"ftsim/models/none"
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 	"ftsim/workloads/life"
 	"ftsim/workloads/pida"
 )
@@ -70,17 +71,9 @@ func runPida(t *testing.T, s runSpec) (sim.Result, *pida.Workload) {
 	}
 	res := rt.Run()
 	if p, ok := s.proto.(*Protocol); ok {
-		checkFRIMemory(t, p)
+		simtest.AuditMemory(t, "ftpida", p)
 	}
 	return res, w
-}
-
-// checkFRIMemory fails t if p's memory accounting is off.
-func checkFRIMemory(t *testing.T, p *Protocol) {
-	t.Helper()
-	if err := p.AuditMemory(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func ftConfig(interval sim.Time) Config {

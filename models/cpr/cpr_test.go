@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 	"ftsim/workloads/dp"
 	"ftsim/workloads/life"
 	"ftsim/workloads/synthetic"
@@ -48,16 +49,8 @@ func run(t *testing.T, cfg sim.Config, w sim.Workload, pc Config) (sim.Result, *
 	if !res.Outcome.OK {
 		t.Fatalf("wrong answer: %+v", res.Outcome)
 	}
-	checkCheckpointMemory(t, p)
+	simtest.AuditMemory(t, "cpr", p)
 	return res, p
-}
-
-// checkCheckpointMemory fails t if p's memory accounting is off.
-func checkCheckpointMemory(t *testing.T, p *Protocol) {
-	t.Helper()
-	if err := p.AuditMemory(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Without failures the only cost is the checkpoints: makespan = T + count × C,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 	"ftsim/workloads/farm"
 	"ftsim/workloads/life"
 )
@@ -67,15 +68,7 @@ func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
 	if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 {
 		t.Fatalf("%s: %d objects dropped that were not re-posts, %d handled twice", name, p.C.WrongDrops, p.C.DoubleProcessed)
 	}
-	checkBackupBytes(t, name, p)
-}
-
-// checkBackupBytes fails t if p's memory accounting is off.
-func checkBackupBytes(t *testing.T, name string, p *Protocol) {
-	t.Helper()
-	if err := p.AuditMemory(); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	simtest.AuditMemory(t, name, p)
 }
 
 // Fault-free, the protocol stamps and duplicates but changes no answer, and

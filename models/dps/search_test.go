@@ -131,7 +131,7 @@ func searchPlans(t *testing.T, plans func(each func(name string, cfg sim.Config,
 			t.Fatal(err)
 		}
 		res, p := runDPS(t, cfg, wl, pc)
-		checkBackupBytes(t, name, p)
+		simtest.AuditMemory(t, name, p)
 		clean := res.Finished && res.Outcome.OK && p.C.WrongDrops == 0 && p.C.DoubleProcessed == 0
 		if !clean && res.Stats.Unrecoverable == 0 {
 			t.Errorf("%s: finished %v, outcome %+v, counters %+v", name, res.Finished, res.Outcome, p.C)

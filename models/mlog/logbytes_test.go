@@ -7,15 +7,6 @@ import (
 	"ftsim/sim"
 )
 
-// checkLogBytes fails t if p's memory accounting is off (runWith calls it
-// after every run).
-func checkLogBytes(t *testing.T, p *Protocol) {
-	t.Helper()
-	if err := p.AuditMemory(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The log accounting holds after garbage collection, failures, restores and
 // their replays, with either restart and either failure mode.
 func TestLogBytesMatchTheEntries(t *testing.T) {

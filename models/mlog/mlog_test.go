@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/sim/simtest"
 	"ftsim/workloads/life"
 	"ftsim/workloads/stencil"
 	"ftsim/workloads/synthetic"
@@ -65,7 +66,7 @@ func runWith(t *testing.T, cfg sim.Config, w sim.Workload, proto sim.Protocol) s
 		t.Fatalf("wrong answer: %+v", res.Outcome)
 	}
 	if p, ok := proto.(*Protocol); ok {
-		checkLogBytes(t, p)
+		simtest.AuditMemory(t, "mlog", p)
 	}
 	return res
 }

@@ -1,6 +1,7 @@
 package mlog
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func TestFailurePlanSearch(t *testing.T) {
 								t.Fatal(err)
 							}
 							res := rt.Run()
-							checkLogBytes(t, proto)
+							simtest.AuditMemory(t, fmt.Sprintf("restart %s, multi_failure %v, detection %v, failures %+v", restart, multi, detect, plan), proto)
 							if !res.Finished || !res.Outcome.OK {
 								t.Errorf("restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
 									restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
@@ -130,7 +131,7 @@ func TestTimedPlanSearch(t *testing.T) {
 							t.Fatal(err)
 						}
 						res := rt.Run()
-						checkLogBytes(t, proto)
+						simtest.AuditMemory(t, fmt.Sprintf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v", bw, restart, multi, detect, plan), proto)
 						if !res.Finished || !res.Outcome.OK {
 							t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
 								bw, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)

@@ -150,3 +150,12 @@ func (p *Reorder) OnArrive(m *sim.Message) bool {
 	})
 	return false
 }
+
+// AuditMemory fails t, naming the run, if protocol a's memory accounting is
+// off (sim.MemoryAuditor): protocol tests call it after their runs.
+func AuditMemory(t testing.TB, name string, a sim.MemoryAuditor) {
+	t.Helper()
+	if err := a.AuditMemory(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
