@@ -152,6 +152,8 @@ func TestBadValues(t *testing.T) {
 			`x.toml:2: cluster.nodes: nodes + spares must be ≤ 16777216, got 100000000 + 0`},
 		{"reps", "reps = 0\n", nil,
 			`x.toml:1: reps: must be ≥ 1, got 0`},
+		{"negative seed", "seed = -5\n", nil,
+			`x.toml:1: seed: must be ≥ 0, got -5`},
 		{"huge reps", "reps = 99999999999\n", nil, // was an out-of-memory kill
 			`x.toml:1: reps: must be ≤ 1048576, got 99999999999`},
 		{"negative duration", "[failures]\ndistribution = \"exponential\"\n\n\n\n\nnode_mtbf = \"-5y\"\n", nil,

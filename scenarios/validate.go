@@ -125,6 +125,9 @@ func (v *validator) top() {
 	v.atLeast("reps", v.s.Reps, 1)
 	v.check(v.s.Reps <= MaxReps, "reps", "must be ≤ %d, got %d", MaxReps, v.s.Reps)
 	v.duration("duration_limit", v.s.DurationLimit)
+	// Replication r runs with seed + r as an unsigned stream key; a negative
+	// seed would print as a 20-digit number no one wrote.
+	v.check(v.s.Seed >= 0, "seed", "must be ≥ 0, got %d", v.s.Seed)
 }
 
 func (v *validator) cluster() {

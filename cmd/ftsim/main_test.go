@@ -209,6 +209,8 @@ func TestCountFlags(t *testing.T) {
 		{[]string{"run", p, "--reps", "-2"}, "--reps: must be between 1 and 1048576, got -2"},
 		{[]string{"run", p, "--reps", huge}, "--reps: must be between 1 and 1048576, got " + huge},
 		{[]string{"run", p, "--workers", "-1"}, "--workers: must be ≥ 0"},
+		{[]string{"run", p, "--seed", "-5"}, "--seed: must be ≥ 0, got -5"},
+		{[]string{"run", p, "--set", "seed=-1"}, "--set seed: must be ≥ 0, got -1"},
 		{[]string{"run", p, "--trace-messages", "-1", "--trace", filepath.Join(t.TempDir(), "t.json")}, "--trace-messages: must be ≥ 0"},
 		{[]string{"sweep", p, "--reps", "0"}, "--reps: must be between 1 and 1048576, got 0"},
 		{[]string{"sweep", p, "--reps", huge}, "--reps: must be between 1 and 1048576, got " + huge},

@@ -57,7 +57,7 @@ runs is never overwritten; --resume continues it, skipping the runs it holds.`,
 	}
 	f := c.Flags()
 	f.StringArrayVar(&o.sets, "set", nil, "override a scenario key: dotted.key=value (a TOML value; a bare word is a string)")
-	f.Int64Var(&o.seed, "seed", -1, "run seed (default: the scenario's)")
+	f.Int64Var(&o.seed, "seed", 0, "run seed, ≥ 0 (default: the scenario's)")
 	f.IntVar(&o.reps, "reps", 0, "replications (default: the scenario's)")
 	f.StringVar(&o.format, "format", "table", "output format: table, json (JSON lines) or csv")
 	f.StringVar(&o.out, "out", "", "also write the runs to this result store directory (runs.csv, runs.jsonl, meta.json, points.jsonl)")
@@ -100,7 +100,10 @@ func (o *runOpts) run(cmd *cobra.Command, file string) error {
 		return errors.New("--resume needs --out")
 	}
 	overrides := append([]string(nil), o.sets...)
-	if o.seed >= 0 {
+	if cmd.Flags().Changed("seed") {
+		if o.seed < 0 {
+			return fmt.Errorf("--seed: must be ≥ 0, got %d", o.seed)
+		}
 		overrides = append(overrides, "seed="+strconv.FormatInt(o.seed, 10))
 	}
 	s, err := loadScenario(file, overrides)
