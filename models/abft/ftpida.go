@@ -667,7 +667,7 @@ func (p *Protocol) bestCopy(w sim.ObjID) *copyFRI {
 	rt := p.RT
 	var best *copyFRI
 	for _, c := range p.fri[w] {
-		if c.prefix == nil || !rt.Alive(c.holder) || rt.Incarnation(c.holder) != c.inc {
+		if c.prefix == nil || !rt.Holds(c.holder, c.inc) {
 			continue
 		}
 		if best == nil || c.ver > best.ver {

@@ -770,7 +770,7 @@ func (p *Protocol) AuditMemory() error {
 
 // valid reports whether copy loc still exists.
 func (p *Protocol) valid(loc copyLoc) bool {
-	return loc.holder == sim.None || (p.RT.Alive(loc.holder) && p.RT.Incarnation(loc.holder) == loc.inc)
+	return loc.holder == sim.None || p.RT.Holds(loc.holder, loc.inc)
 }
 
 // source returns a surviving copy of owner's piece at tier t, preferring one

@@ -536,5 +536,5 @@ func (p *Protocol) charge(n sim.NodeID, size int64) {
 // repaired, only its absence from the slots tells the backup is gone.)
 func (p *Protocol) valid(bk *backup) bool {
 	rt := p.RT
-	return rt.Alive(bk.node) && rt.Incarnation(bk.node) == bk.inc && rt.SlotIndex(bk.node) >= 0
+	return rt.Holds(bk.node, bk.inc) && rt.SlotIndex(bk.node) >= 0
 }

@@ -63,7 +63,7 @@ func (ck *objCkpt) includes(dst sim.ObjID) bool {
 
 // valid reports whether the copy still exists.
 func (p *Protocol) valid(ck *objCkpt) bool {
-	return ck.initial || (p.RT.Alive(ck.holder) && p.RT.Incarnation(ck.holder) == ck.inc)
+	return ck.initial || p.RT.Holds(ck.holder, ck.inc)
 }
 
 // objectsOn lists the objects whose state lives on node n, by id.
@@ -142,7 +142,7 @@ func (r *ckptRun) idle() {
 func (r *ckptRun) pack() {
 	p, n, objs := r.p, r.n, r.objs
 	rt := p.RT
-	if !rt.Alive(n) || rt.Incarnation(n) != r.inc || r.life != p.life {
+	if !rt.Holds(n, r.inc) || r.life != p.life {
 		return
 	}
 	b := p.buddy(n)

@@ -67,7 +67,7 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 	// C's side belongs to this placement attempt; E's and F's side go on
 	// after a crash of C until D's decision
 	current := func() bool { return !p.fallen && !r.dead && r.attempt == attempt }
-	valid := func() bool { return !p.fallen && !r.dead && !m.discarded && rt.Alive(e) && rt.Incarnation(e) == einc }
+	valid := func() bool { return !p.fallen && !r.dead && !m.discarded && rt.Holds(e, einc) }
 	finish := func() {
 		if m.restored || !m.atE || !m.acked || !valid() {
 			return
@@ -160,7 +160,7 @@ func (p *Protocol) migrateRestart(r *recovery, o *object, e sim.NodeID, done fun
 	// answer, and a C waiting for it would wait for ever: C sends o without
 	// the mark, as when it has no buddy.
 	cinc := rt.Incarnation(c)
-	cAlive := func() bool { return rt.Alive(c) && rt.Incarnation(c) == cinc }
+	cAlive := func() bool { return rt.Holds(c, cinc) }
 	rt.Transfer(c, d, tb, tagMigrate, func(ok bool) {
 		if !current() || !cAlive() {
 			return

@@ -398,7 +398,7 @@ func (p *Protocol) Start() {
 // arm starts node n's checkpoint timer unless it runs already.
 func (p *Protocol) arm(n sim.NodeID) {
 	rt := p.RT
-	if inc, ok := p.armed[n]; ok && inc == rt.Incarnation(n) && rt.Alive(n) {
+	if inc, ok := p.armed[n]; ok && rt.Holds(n, inc) {
 		return
 	}
 	p.armed[n] = rt.Incarnation(n)

@@ -113,7 +113,7 @@ func (r *receipt) free() {
 // mine reports whether the receiver is still in the life its tuple was logged for.
 func (r *receipt) mine() bool {
 	p, w, rt := r.p, r.w, r.p.RT
-	return !p.fallen && w.gen == r.gen && w.node == r.n && rt.Alive(r.n) && rt.Incarnation(r.n) == r.inc
+	return !p.fallen && w.gen == r.gen && w.node == r.n && rt.Holds(r.n, r.inc)
 }
 
 // log sends the tuple to the buddy of the receiver's node (again, after a

@@ -76,7 +76,7 @@ func (p *Protocol) caughtUp(w *object) {
 func (p *Protocol) endPriority(n sim.NodeID) {
 	pr := p.prio[n]
 	delete(p.prio, n)
-	if pr == nil || pr.inc != p.RT.Incarnation(n) || !p.RT.Alive(n) {
+	if pr == nil || !p.RT.Holds(n, pr.inc) {
 		return
 	}
 	for _, id := range pr.held {

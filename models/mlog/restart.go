@@ -258,7 +258,7 @@ func (p *Protocol) forgetResent(o *object, restoring map[sim.ObjID]bool) {
 
 // held reports whether tuple x's holder still holds it.
 func (p *Protocol) held(x tuple) bool {
-	return p.RT.Alive(x.holder) && p.RT.Incarnation(x.holder) == x.inc
+	return p.RT.Holds(x.holder, x.inc)
 }
 
 // unordered returns, for objects lost together, one of them (w) that had

@@ -88,7 +88,7 @@ func (p *Protocol) newEntry() *entry {
 
 // live reports whether entry e of sender s is still in a live log.
 func (p *Protocol) live(s *object, e *entry) bool {
-	return !p.fallen && e.gen == s.gen && !e.done && p.RT.Alive(s.node) && p.RT.Incarnation(s.node) == s.inc
+	return !p.fallen && e.gen == s.gen && !e.done && p.RT.Holds(s.node, s.inc)
 }
 
 // requestTicket asks e's receiver for a ticket.
@@ -280,7 +280,7 @@ func (p *Protocol) logTuple(s *object, e *entry) {
 		if life != p.life || p.fallen {
 			return // a tuple of a life before a restart from scratch is void
 		}
-		if w.gen != wgen || !rt.Alive(n) || rt.Incarnation(n) != inc {
+		if w.gen != wgen || !rt.Holds(n, inc) {
 			// the receiver's node failed before its tuple was logged: the
 			// message never left with this TN (it leaves after the
 			// acknowledgement), and the restored receiver hands its TNs
