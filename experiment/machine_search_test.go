@@ -238,10 +238,7 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 // a DP object forgot, without releasing it, the critical data its new node
 // had kept for it meanwhile.
 func TestMachineSearchAuditCases(t *testing.T) {
-	cases := []struct {
-		workload, protocol, key string
-		seed                    int
-	}{
+	runMachineCases(t, []machineCase{
 		{"stencil", "cpr", `protocol.tier="buddy"`, 8},
 		{"stencil", "cpr", `protocol.tier="buddy"`, 17},
 		{"stencil", "cpr", `protocol.tier="buddy"`, 29},
@@ -251,7 +248,30 @@ func TestMachineSearchAuditCases(t *testing.T) {
 		{"synthetic", "replication", "protocol.restart_replicas=true", 23},
 		{"dp", "abft", "", 32},
 		{"dp", "abft", "", 33},
-	}
+	})
+}
+
+// A run of the random-machine search (FTSIM_MACHINE_SEEDS=10000) that ended
+// with a wrong answer: under replication a Game of Life tile's neighbour
+// ran on the borders of the tile's twin, which was ahead, and sent borders
+// two generations ahead of the tile, which took the parity slot of its
+// current generation. A tile now keeps them for later.
+func TestMachineSearchReplicaFarBehind(t *testing.T) {
+	runMachineCases(t, []machineCase{{"life", "replication", `protocol.tier="buddy"`, 10015}})
+}
+
+// machineCase is a run of the random-machine search: a workload, a protocol
+// kind and one of its variant's keys ("" for any variant), at one seed.
+type machineCase struct {
+	workload, protocol, key string
+	seed                    int
+}
+
+// runMachineCases runs each case on every variant of its workload (and
+// every variant of its protocol holding its key) on the machine the search
+// draws for that seed.
+func runMachineCases(t *testing.T, cases []machineCase) {
+	t.Helper()
 	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
 	runs := 0
 	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"ftsim/sim"
@@ -296,6 +297,7 @@ type tile struct {
 	cells          []uint8
 	halo           [2][8][]uint8 // by generation parity and direction the data comes from
 	got            [2]uint8      // bit d set: halo from direction d received
+	later          []laterHalos  // halos of the generations beyond the next, in order
 	pad, next      []uint8       // scratch, not state
 }
 
@@ -410,6 +412,17 @@ func (t *tile) Handle(c *sim.Ctx, m *sim.Message) {
 	if g < t.gen {
 		return // a duplicate a protocol re-sent: its generation is done
 	}
+	if g >= t.gen+2 {
+		// A neighbour can be two or more generations ahead when it runs
+		// on borders of this tile sent by another copy of it (process
+		// replication's twin, which is ahead): keep them for later, as an
+		// MPI library keeps an unexpected message, rather than let them
+		// take the parity slot of this generation.
+		l := t.laterFor(g)
+		l.halo[d] = m.Payload
+		l.got |= 1 << d
+		return
+	}
 	par := g % 2
 	t.halo[par][d] = m.Payload
 	t.got[par] |= 1 << d
@@ -420,6 +433,26 @@ func (t *tile) Handle(c *sim.Ctx, m *sim.Message) {
 	for t.gen < int(t.w.p.Generations) && t.got[t.gen%2] == t.expected() {
 		t.step(c)
 	}
+}
+
+// laterHalos are the halos received for a generation beyond the next.
+type laterHalos struct {
+	gen  int
+	got  uint8
+	halo [8][]uint8
+}
+
+// laterFor returns the halos of generation g (≥ gen+2), inserting them in
+// order.
+func (t *tile) laterFor(g int) *laterHalos {
+	i := 0
+	for i < len(t.later) && t.later[i].gen < g {
+		i++
+	}
+	if i == len(t.later) || t.later[i].gen != g {
+		t.later = slices.Insert(t.later, i, laterHalos{gen: g})
+	}
+	return &t.later[i]
 }
 
 // step computes the next generation from the cells and the halos, charging
@@ -465,6 +498,13 @@ func (t *tile) step(c *sim.Ctx) {
 	*h = [8][]uint8{}
 	t.got[par] = 0
 	t.gen++
+	// the freed slot is the new next generation's
+	if len(t.later) > 0 && t.later[0].gen == t.gen+1 {
+		t.halo[par], t.got[par] = t.later[0].halo, t.later[0].got
+		n := copy(t.later, t.later[1:])
+		t.later[n] = laterHalos{} // drop the payloads' references
+		t.later = t.later[:n]
+	}
 
 	ops := t.w.p.CellOps * t.w.sx * t.w.sy
 	all := float64(cw * ch)
@@ -489,20 +529,58 @@ func (t *tile) ModeledSize() int64 {
 }
 
 // MarshalBinary encodes the generation, the cells and the halos received for
-// the current and the next generation.
+// the current and the next generation, then, only if there are any, those of
+// later generations (a count, then each generation's distance beyond the
+// next and its halos).
 func (t *tile) MarshalBinary() ([]byte, error) {
 	b := binary.AppendUvarint(nil, uint64(t.gen))
 	b = append(b, t.cells...)
 	for par := 0; par < 2; par++ {
-		b = append(b, t.got[par])
-		for d := 0; d < 8; d++ {
-			if t.got[par]&(1<<d) != 0 {
-				b = binary.AppendUvarint(b, uint64(len(t.halo[par][d])))
-				b = append(b, t.halo[par][d]...)
-			}
+		b = appendHalos(b, t.got[par], &t.halo[par])
+	}
+	if len(t.later) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(t.later)))
+		for i := range t.later {
+			l := &t.later[i]
+			b = binary.AppendUvarint(b, uint64(l.gen-t.gen-2))
+			b = appendHalos(b, l.got, &l.halo)
 		}
 	}
 	return b, nil
+}
+
+// appendHalos encodes the halos of one generation: the directions received,
+// then each one's length and cells.
+func appendHalos(b []byte, got uint8, halo *[8][]uint8) []byte {
+	b = append(b, got)
+	for d := 0; d < 8; d++ {
+		if got&(1<<d) != 0 {
+			b = binary.AppendUvarint(b, uint64(len(halo[d])))
+			b = append(b, halo[d]...)
+		}
+	}
+	return b
+}
+
+// readHalos decodes what appendHalos encoded, and returns the rest of b.
+func readHalos(b []byte, got *uint8, halo *[8][]uint8) ([]byte, bool) {
+	if len(b) < 1 {
+		return nil, false
+	}
+	*got, b = b[0], b[1:]
+	for d := 0; d < 8; d++ {
+		halo[d] = nil
+		if *got&(1<<d) == 0 {
+			continue
+		}
+		l, n := binary.Uvarint(b)
+		if n <= 0 || uint64(len(b)-n) < l {
+			return nil, false
+		}
+		halo[d] = bytes.Clone(b[n : n+int(l)])
+		b = b[n+int(l):]
+	}
+	return b, true
 }
 
 // UnmarshalBinary restores what MarshalBinary encoded.
@@ -516,24 +594,34 @@ func (t *tile) UnmarshalBinary(b []byte) error {
 	b = b[n:]
 	copy(t.cells, b)
 	b = b[len(t.cells):]
+	var ok bool
 	for par := 0; par < 2; par++ {
-		if len(b) < 1 {
+		if b, ok = readHalos(b, &t.got[par], &t.halo[par]); !ok {
 			return bad
 		}
-		t.got[par] = b[0]
-		b = b[1:]
-		for d := 0; d < 8; d++ {
-			t.halo[par][d] = nil
-			if t.got[par]&(1<<d) == 0 {
-				continue
-			}
-			l, n := binary.Uvarint(b)
-			if n <= 0 || uint64(len(b)-n) < l {
-				return bad
-			}
-			t.halo[par][d] = bytes.Clone(b[n : n+int(l)])
-			b = b[n+int(l):]
+	}
+	t.later = nil
+	if len(b) == 0 {
+		return nil
+	}
+	count, n := binary.Uvarint(b)
+	if n <= 0 || count == 0 || count > uint64(len(b)) {
+		return bad
+	}
+	b = b[n:]
+	for range count {
+		dist, n := binary.Uvarint(b)
+		if n <= 0 || dist > uint64(t.w.p.Generations) {
+			return bad
 		}
+		l := laterHalos{gen: t.gen + 2 + int(dist)}
+		if k := len(t.later); k > 0 && t.later[k-1].gen >= l.gen {
+			return bad // out of order
+		}
+		if b, ok = readHalos(b[n:], &l.got, &l.halo); !ok || l.got == 0 {
+			return bad
+		}
+		t.later = append(t.later, l)
 	}
 	if len(b) != 0 {
 		return bad

@@ -159,19 +159,34 @@ func TestTileStateRoundTrip(t *testing.T) {
 	a := w.NewObject(1).(*tile)
 	a.gen = 3
 	a.halo[1][2], a.got[1] = []uint8{1, 0, 1}, 1<<2
+	for _, g := range []int{7, 5} { // inserted in generation order
+		l := a.laterFor(g)
+		l.halo[0], l.got = []uint8{byte(g)}, 1
+	}
 	b, _ := a.MarshalBinary()
 	r := w.NewObject(1).(*tile)
 	if err := r.UnmarshalBinary(b); err != nil {
 		t.Fatal(err)
 	}
 	b2, _ := r.MarshalBinary()
-	if string(b) != string(b2) || r.gen != 3 {
+	if string(b) != string(b2) || r.gen != 3 || len(r.later) != 2 || r.later[0].gen != 5 || r.later[1].gen != 7 {
 		t.Fatal("round trip changed the state")
 	}
 	for _, cut := range []int{0, 1, len(b) - 1} {
 		if err := w.NewObject(1).UnmarshalBinary(b[:cut]); err == nil {
 			t.Fatalf("truncated state (%d bytes) accepted", cut)
 		}
+	}
+	// the later generations out of order, or one without a halo
+	later := len(b) - 1 - 2*4 // the count, then two entries: distance, got, length, one cell
+	for _, tail := range [][]byte{{2, 2, 1, 1, 7, 0, 1, 1, 5}, {1, 0, 0}} {
+		bad := append(append([]byte(nil), b[:later]...), tail...)
+		if err := w.NewObject(1).UnmarshalBinary(bad); err == nil {
+			t.Fatalf("later halos %v accepted", tail)
+		}
+	}
+	if err := w.NewObject(1).UnmarshalBinary(append(b[:later:later], 2, 0, 1, 1, 5, 2, 1, 1, 7)); err != nil {
+		t.Fatalf("the same halos re-encoded: %v", err)
 	}
 }
 
