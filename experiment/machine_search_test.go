@@ -239,15 +239,15 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 // had kept for it meanwhile.
 func TestMachineSearchAuditCases(t *testing.T) {
 	runMachineCases(t, []machineCase{
-		{"stencil", "cpr", `protocol.tier="buddy"`, 8},
-		{"stencil", "cpr", `protocol.tier="buddy"`, 17},
-		{"stencil", "cpr", `protocol.tier="buddy"`, 29},
-		{"dp", "cpr", `protocol.tier="buddy"`, 33},
-		{"pida", "cpr", `protocol.tier="buddy"`, 5},
-		{"dp", "replication", `protocol.tier="buddy"`, 23},
-		{"synthetic", "replication", "protocol.restart_replicas=true", 23},
-		{"dp", "abft", "", 32},
-		{"dp", "abft", "", 33},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 8, ""},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 17, ""},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 29, ""},
+		{"dp", "cpr", `protocol.tier="buddy"`, 33, ""},
+		{"pida", "cpr", `protocol.tier="buddy"`, 5, ""},
+		{"dp", "replication", `protocol.tier="buddy"`, 23, ""},
+		{"synthetic", "replication", "protocol.restart_replicas=true", 23, ""},
+		{"dp", "abft", "", 32, ""},
+		{"dp", "abft", "", 33, ""},
 	})
 }
 
@@ -257,14 +257,33 @@ func TestMachineSearchAuditCases(t *testing.T) {
 // two generations ahead of the tile, which took the parity slot of its
 // current generation. A tile now keeps them for later.
 func TestMachineSearchReplicaFarBehind(t *testing.T) {
-	runMachineCases(t, []machineCase{{"life", "replication", `protocol.tier="buddy"`, 10015}})
+	runMachineCases(t, []machineCase{{"life", "replication", `protocol.tier="buddy"`, 10015, ""}})
+}
+
+// Runs of the random-machine search in its long-burst mode
+// (FTSIM_MACHINE_BURSTS=long, FTSIM_MACHINE_SEEDS=9000 and 10000) that never
+// finished: under replication with the buddy tier, a node died after it had
+// received a buddy copy of the checkpoint being written. The pieces it
+// wrote were written again by the other replicas' nodes, and the part one
+// of them added to its piece followed the piece's copy to the dead node,
+// where it was never settled: the checkpoint waited for ever. Every copy
+// the dead node held now goes whole to the owner's next buddy.
+func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"stencil", "replication", `protocol.tier="buddy"`, 9031, "long"},
+		{"stencil", "replication", `protocol.tier="buddy"`, 10018, "long"},
+		{"dp", "replication", "protocol.restart_replicas=true", 9021, "long"},
+	})
 }
 
 // machineCase is a run of the random-machine search: a workload, a protocol
-// kind and one of its variant's keys ("" for any variant), at one seed.
+// kind and one of its variant's keys ("" for any variant), at one seed, with
+// random failures or a burst plan ("long" or "short", as
+// FTSIM_MACHINE_BURSTS).
 type machineCase struct {
 	workload, protocol, key string
 	seed                    int
+	bursts                  string
 }
 
 // runMachineCases runs each case on every variant of its workload (and
@@ -275,13 +294,16 @@ func runMachineCases(t *testing.T, cases []machineCase) {
 	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
 	runs := 0
 	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
-		h := fnv.New64a()
-		fmt.Fprint(h, c, c.keys)
 		for _, k := range cases {
 			if c.workload != k.workload || c.protocol.kind != k.protocol || (k.key != "" && !slices.Contains(c.protocol.keys, k.key)) {
 				continue
 			}
-			p, name, err := c.onMachine(t, k.seed, h.Sum64(), "")
+			h := fnv.New64a() // the machine's stream, as the search draws it
+			fmt.Fprint(h, c, c.keys)
+			if k.bursts != "" {
+				fmt.Fprint(h, "bursts")
+			}
+			p, name, err := c.onMachine(t, k.seed, h.Sum64(), k.bursts)
 			if err != nil {
 				continue // a machine the case rejects: as in the search
 			}

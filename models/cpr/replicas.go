@@ -6,6 +6,7 @@ package cpr
 // the pieces it lost written again by the survivors.
 
 import (
+	"maps"
 	"slices"
 
 	"ftsim/sim"
@@ -63,12 +64,13 @@ func (p *Protocol) Recovering() bool { return p.busy && p.recovering }
 // being written that n had not finished its part of has lost it: the pieces
 // n was writing are written again from the other replicas of its objects
 // (their states are still those of the cut: the application is paused),
-// and the buddy copies n was receiving are sent to another node. One that
-// has not reached its cut yet takes its pieces from the survivors anyway.
+// and the buddy copies n held or was receiving are sent, whole, to another
+// node. One that has not reached its cut yet takes its pieces from the
+// survivors anyway.
 func (p *Protocol) Survived(n sim.NodeID) {
 	w := p.run
-	if !p.busy || p.recovering || w == nil || w.gen != p.gen {
-		return
+	if !p.busy || p.recovering || w == nil || w.gen != p.gen || w.pending == 0 {
+		return // no checkpoint being written: p.run is the last one, committed
 	}
 	var lost, resend []*writeOp
 	for _, o := range w.ops {
@@ -81,12 +83,19 @@ func (p *Protocol) Survived(n sim.NodeID) {
 		}
 	}
 	// the buddy copies first: a piece moved below may go to the same owner,
-	// whose copy must then go to its new buddy too
+	// whose copy must then go to its new buddy too. Every copy n held is
+	// gone, those it had received whole included, so each goes whole to its
+	// owner's next buddy (a part that followed it to n would reach a dead
+	// node and never be settled).
 	rt := p.RT
-	for _, o := range resend {
-		to := p.buddy(o.owner) // n is known dead now: another node
-		w.cp.copies[Buddy][o.owner][1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
-		rt.Transfer(o.owner, to, o.bytes, sim.TagTransfer, p.op(w, o.owner, to, o.bytes))
+	buddies := w.cp.copies[Buddy]
+	for _, owner := range slices.Sorted(maps.Keys(buddies)) {
+		if locs := buddies[owner]; owner != n && len(locs) > 1 && locs[1].holder == n {
+			to := p.buddy(owner) // n is known dead now: another node
+			locs[1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
+			b := w.cp.bytes[owner]
+			rt.Transfer(owner, to, b, sim.TagTransfer, p.op(w, owner, to, b))
+		}
 	}
 	if len(lost) > 0 && !p.rewrite(w, n) {
 		// a piece has no live replica left: the failure that took it
