@@ -257,11 +257,14 @@ func TestMachineSearchAuditCases(t *testing.T) {
 // two generations ahead of the tile, which took the parity slot of its
 // current generation. A tile now keeps them for later.
 func TestMachineSearchReplicaFarBehind(t *testing.T) {
-	runMachineCases(t, []machineCase{{"life", "replication", `protocol.tier="buddy"`, 10015, ""}})
+	runMachineCases(t, []machineCase{
+		{"life", "replication", `protocol.tier="buddy"`, 10015, ""},
+		{"life", "replication", "", 11032, "long"}, // FTSIM_MACHINE_SEEDS=11000 FTSIM_MACHINE_BURSTS=long
+	})
 }
 
 // Runs of the random-machine search in its long-burst mode
-// (FTSIM_MACHINE_BURSTS=long, FTSIM_MACHINE_SEEDS=9000 and 10000) that never
+// (FTSIM_MACHINE_BURSTS=long or short, FTSIM_MACHINE_SEEDS=9000 to 11000) that never
 // finished: under replication with the buddy tier, a node died after it had
 // received a buddy copy of the checkpoint being written. The pieces it
 // wrote were written again by the other replicas' nodes, and the part one
@@ -273,6 +276,8 @@ func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
 		{"stencil", "replication", `protocol.tier="buddy"`, 9031, "long"},
 		{"stencil", "replication", `protocol.tier="buddy"`, 10018, "long"},
 		{"dp", "replication", "protocol.restart_replicas=true", 9021, "long"},
+		{"dp", "replication", "protocol.restart_replicas=true", 11007, "long"},
+		{"dp", "replication", "protocol.restart_replicas=true", 9021, "short"},
 	})
 }
 
