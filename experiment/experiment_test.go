@@ -140,11 +140,21 @@ func TestRecordNote(t *testing.T) {
 	}
 	p := &Point{Scenario: s}
 	limit := "the workload did not finish: stopped at the duration limit (1s) with events still to run"
+	const gib = 1 << 30 // small.toml's nodes have cluster.memory's default, 64 GiB
+	full := func(peak, state int64) sim.Result {
+		r := sim.Result{Finished: true, Outcome: sim.Outcome{OK: true}}
+		r.Stats.NodeMemPeak, r.Stats.NodeMemPeakState, r.Stats.NodeMemPeakNode = peak, state, 3
+		return r
+	}
+	over := "memory exceeded: node 3 held 60 GiB of logs, backups and checkpoints beside 4.5 GiB of application state, more than its 64 GiB (cluster.memory)"
 	for _, tc := range []struct {
 		name, protocol string
 		res            sim.Result
 		want           string
 	}{
+		{"memory full", "", full(60*gib, 4*gib), ""},
+		{"memory exceeded", "", full(60*gib, 4*gib+gib/2), over},
+		{"fell back, memory exceeded", "fell back", full(60*gib, 4*gib+gib/2), "fell back; " + over},
 		{"finished", "fell back", sim.Result{Finished: true, Outcome: sim.Outcome{OK: true}}, "fell back"},
 		{"wrong answer", "", sim.Result{Finished: true, Outcome: sim.Outcome{Detail: "object 2 lost at completion"}}, "object 2 lost at completion"},
 		{"quiet", "fell back", sim.Result{Outcome: sim.Outcome{Detail: "the workload did not finish"}}, "fell back"},

@@ -43,6 +43,7 @@ type Record struct {
 	Checkpoints     int     `json:"checkpoints"`
 	CheckpointBytes int64   `json:"checkpoint_bytes"`
 	PeakMemBytes    int64   `json:"peak_mem_bytes"`
+	NodeMemPeak     int64   `json:"node_mem_peak_bytes"` // the most one node held at once
 	DigestOK        bool    `json:"digest_ok"`
 	Digest          string  `json:"digest"`
 	Answer          string  `json:"answer"`
@@ -58,7 +59,7 @@ var columns = []string{"scenario", "workload", "protocol", "nodes", "rep", "seed
 	"makespan_s", "baseline_s", "fault_free_s", "overhead", "efficiency", "failures",
 	"false_suspicions", "detected", "restarts", "recovery_s_mean", "app_msgs", "extra_msgs", "app_bytes", "extra_bytes",
 	"heartbeat_msgs", "lost_msgs", "checkpoints", "checkpoint_bytes", "peak_mem_bytes",
-	"digest_ok", "digest", "answer", "unrecoverable", "note", "events", "metrics"}
+	"node_mem_peak_bytes", "digest_ok", "digest", "answer", "unrecoverable", "note", "events", "metrics"}
 
 // Columns returns the CSV header.
 func Columns() []string { return append([]string(nil), columns...) }
@@ -72,7 +73,7 @@ func (r *Record) Row() []string {
 		strconv.FormatUint(r.Seed, 10), b(r.Finished), f(r.MakespanS), f(r.BaselineS), f(r.FaultFreeS),
 		f(r.Overhead), f(r.Efficiency), i(int64(r.Failures)), i(int64(r.FalseSuspicions)), i(int64(r.Detected)), i(int64(r.Restarts)),
 		f(r.RecoverySMean), i(r.AppMsgs), i(r.ExtraMsgs), i(r.AppBytes), i(r.ExtraBytes),
-		i(r.HeartbeatMsgs), i(r.LostMsgs), i(int64(r.Checkpoints)), i(r.CheckpointBytes), i(r.PeakMemBytes),
+		i(r.HeartbeatMsgs), i(r.LostMsgs), i(int64(r.Checkpoints)), i(r.CheckpointBytes), i(r.PeakMemBytes), i(r.NodeMemPeak),
 		b(r.DigestOK), r.Digest, r.Answer, i(int64(r.Unrecoverable)), r.Note, strconv.FormatUint(r.Events, 10),
 		r.metricsText()}
 }
@@ -155,7 +156,7 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		Failures: st.Failures, FalseSuspicions: st.FalseSuspicions, Detected: st.Detected, Restarts: st.Restarts, RecoverySMean: res.MeanRecovery(),
 		AppMsgs: st.AppMsgs, ExtraMsgs: st.ExtraMsgs, AppBytes: st.AppBytes, ExtraBytes: st.ExtraBytes,
 		HeartbeatMsgs: st.HeartbeatMsgs, LostMsgs: st.LostMsgs,
-		Checkpoints: st.Checkpoints, CheckpointBytes: st.CheckpointBytes, PeakMemBytes: peak,
+		Checkpoints: st.Checkpoints, CheckpointBytes: st.CheckpointBytes, PeakMemBytes: peak, NodeMemPeak: st.NodeMemPeak,
 		DigestOK: res.Outcome.OK, Digest: res.Outcome.Digest, Answer: res.Outcome.Answer,
 		Unrecoverable: st.Unrecoverable, Note: st.UnrecoverableNote, Events: res.Events,
 	}
@@ -173,6 +174,12 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		// what the protocol reported, and that the run then reached the limit
 		r.Note += "; " + res.Outcome.Detail
 	}
+	if over := memoryNote(st, int64(p.Scenario.Cluster.Memory)); over != "" {
+		if r.Note != "" {
+			r.Note += "; "
+		}
+		r.Note += over
+	}
 	if p.Baseline > 0 {
 		r.Overhead = float64(p.FaultFree)/float64(p.Baseline) - 1
 		if res.Finished && res.Makespan > 0 {
@@ -180,4 +187,19 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		}
 	}
 	return r
+}
+
+// memoryNote says when a node held more than its memory (cluster.memory; 0
+// checks nothing): the protocol's logs, backups and checkpoints at their
+// peak on one node, with the application state that node held at that
+// instant. The run itself goes on as if the memory were there.
+func memoryNote(st *sim.Stats, memory int64) string {
+	used := st.NodeMemPeak + st.NodeMemPeakState
+	if memory <= 0 || used <= memory {
+		return ""
+	}
+	gib := func(b int64) string { return strconv.FormatFloat(float64(b)/(1<<30), 'g', 4, 64) + " GiB" }
+	return "memory exceeded: node " + strconv.Itoa(int(st.NodeMemPeakNode)) + " held " + gib(st.NodeMemPeak) +
+		" of logs, backups and checkpoints beside " + gib(st.NodeMemPeakState) + " of application state, more than its " +
+		gib(memory) + " (cluster.memory)"
 }

@@ -650,12 +650,28 @@ func TestMemoryReleasedWithItsNode(t *testing.T) {
 	if got := [3]int64{rt.Mem(0, MemLog), rt.Mem(1, MemLog), rt.Mem(1, MemCheckpoint)}; got != [3]int64{200, 200, 50} {
 		t.Fatalf("before the failure: node 0 log, node 1 log and checkpoints %v, want [200 200 50]", got)
 	}
+	// the most one node held at once, of all kinds: node 0's 300 bytes,
+	// until node 1 holds 350 (beside no application state: the objects
+	// are created when the run starts)
+	st := rt.Stats()
+	if st.NodeMemPeak != 300 || st.NodeMemPeakNode != 0 || st.NodeMemPeakState != 0 {
+		t.Fatalf("node peak %d bytes on node %d beside %d of state, want 300 on node 0 beside 0", st.NodeMemPeak, st.NodeMemPeakNode, st.NodeMemPeakState)
+	}
+	rt.MemAdd(1, MemBackup, 100)
+	rt.MemAdd(1, MemBackup, -100)
+	if st.NodeMemPeak != 350 || st.NodeMemPeakNode != 1 {
+		t.Fatalf("node peak %d bytes on node %d, want 350 on node 1", st.NodeMemPeak, st.NodeMemPeakNode)
+	}
+	rt.At(1000, func() { rt.MemAdd(0, MemBackup, 500) }) // 700 on node 0, beside its object's 1000 bytes
 	res := rt.Run()
 	if got := [3]int64{rt.Mem(0, MemLog), rt.Mem(1, MemLog), rt.Mem(1, MemCheckpoint)}; got != [3]int64{200, 0, 0} {
 		t.Fatalf("after node 1 failed: %v, want [200 0 0]", got)
 	}
 	if res.Stats.PeakMem[MemLog] != 500 || res.Stats.PeakMem[MemCheckpoint] != 50 {
 		t.Fatalf("peaks %v, want 500 bytes of logs and 50 of checkpoints", res.Stats.PeakMem)
+	}
+	if st := res.Stats; st.NodeMemPeak != 700 || st.NodeMemPeakNode != 0 || st.NodeMemPeakState != 1000 {
+		t.Fatalf("node peak %d bytes on node %d beside %d of state, want 700 on node 0 beside 1000", st.NodeMemPeak, st.NodeMemPeakNode, st.NodeMemPeakState)
 	}
 	// the audit's comparison skips the dead node and names the first difference
 	if err := rt.MemMismatch(MemLog, []int64{200, 999}, "logs"); err != nil {

@@ -30,6 +30,13 @@ type Stats struct {
 	PeakMem  [numMemKinds]int64 // peak bytes held cluster-wide, by MemKind
 	memTotal [numMemKinds]int64
 
+	// NodeMemPeak is the most memory of all kinds one node held at one
+	// instant (MemAdd); NodeMemPeakNode is that node, NodeMemPeakState the
+	// modeled size of the application objects it held at that instant.
+	NodeMemPeak      int64
+	NodeMemPeakState int64
+	NodeMemPeakNode  NodeID
+
 	// metrics are figures a protocol measures its own way (mlog's restart
 	// time as the paper measures it, say). A fixed array keeps Stats
 	// comparable with ==, which determinism tests rely on.

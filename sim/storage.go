@@ -293,4 +293,27 @@ func (rt *Runtime) MemAdd(n NodeID, k MemKind, delta int64) {
 	if rt.stats.memTotal[k] > rt.stats.PeakMem[k] {
 		rt.stats.PeakMem[k] = rt.stats.memTotal[k]
 	}
+	if delta > 0 {
+		var held int64
+		for _, b := range nd.mem {
+			held += b
+		}
+		if held > rt.stats.NodeMemPeak {
+			// The application's state is sampled only when the peak rises
+			// (rarely once the protocol's memory is in its steady cycle):
+			// held + state is then what the node really held at that instant.
+			rt.stats.NodeMemPeak, rt.stats.NodeMemPeakState, rt.stats.NodeMemPeakNode = held, rt.stateOn(n), n
+		}
+	}
+}
+
+// stateOn is the modeled size of the application objects on node n.
+func (rt *Runtime) stateOn(n NodeID) int64 {
+	var b int64
+	for _, id := range rt.ObjectsOn(n) {
+		if o := &rt.objs[id]; o.obj != nil && !o.lost {
+			b += o.obj.ModeledSize()
+		}
+	}
+	return b
 }
