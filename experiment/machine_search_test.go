@@ -281,6 +281,21 @@ func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
 	})
 }
 
+// Runs of the random-machine search in its burst modes (FTSIM_MACHINE_SEEDS
+// 10000 and 11000) that never finished: under dps with shrink = false, a
+// failure took a farm's master and a worker at once. The master, with no
+// checkpoint yet, was activated from its initial state and ran Start, whose
+// task to the worker went to it while it was still lost; the worker was
+// re-created just after, and the resend that follows skips the workers
+// Start served. The lost workers are now re-created first.
+func TestMachineSearchFarmMasterRestartsWithWorker(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"farm", "dps", "protocol.shrink=false", 10003, "short"},
+		{"farm", "dps", "protocol.shrink=false", 11029, "short"},
+		{"farm", "dps", "protocol.shrink=false", 11016, "long"},
+	})
+}
+
 // machineCase is a run of the random-machine search: a workload, a protocol
 // kind and one of its variant's keys ("" for any variant), at one seed, with
 // random failures or a burst plan ("long" or "short", as

@@ -75,15 +75,9 @@ func (p *Protocol) recover(f sim.Failure) {
 		t := &p.th[i]
 		t.backups = slices.DeleteFunc(t.backups, func(bk *backup) bool { return !p.valid(bk) })
 	}
-	splitLost := false
-	for _, id := range lost {
-		if bk := sources[id]; bk != nil {
-			p.activate(id, bk)
-			if id == p.split {
-				splitLost = true
-			}
-		}
-	}
+	// the stateless threads first: a split activated from its initial state
+	// runs Start at once, and its tasks must find the workers it re-creates
+	// (the resend after it skips them, since Start handed them their tasks)
 	var workers []sim.ObjID
 	for _, id := range lost {
 		if p.th[id].stateless {
@@ -95,6 +89,15 @@ func (p *Protocol) recover(f sim.Failure) {
 				p.recreate(id)
 			}
 			workers = append(workers, id)
+		}
+	}
+	splitLost := false
+	for _, id := range lost {
+		if bk := sources[id]; bk != nil {
+			p.activate(id, bk)
+			if id == p.split {
+				splitLost = true
+			}
 		}
 	}
 	if p.split != sim.None && !splitLost && !rt.Lost(p.split) && p.th[p.split].replaying == 0 && !p.th[p.split].resendDue {
