@@ -270,7 +270,9 @@ func TestMachineSearchReplicaFarBehind(t *testing.T) {
 // wrote were written again by the other replicas' nodes, and the part one
 // of them added to its piece followed the piece's copy to the dead node,
 // where it was never settled: the checkpoint waited for ever. Every copy
-// the dead node held now goes whole to the owner's next buddy.
+// the dead node held now goes whole to the owner's next buddy, unless the
+// owner is known to be dead too (the last three cases, from seeds 12000,
+// hung with a first version of the fix that had the dead owner send it).
 func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
 	runMachineCases(t, []machineCase{
 		{"stencil", "replication", `protocol.tier="buddy"`, 9031, "long"},
@@ -278,6 +280,9 @@ func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
 		{"dp", "replication", "protocol.restart_replicas=true", 9021, "long"},
 		{"dp", "replication", "protocol.restart_replicas=true", 11007, "long"},
 		{"dp", "replication", "protocol.restart_replicas=true", 9021, "short"},
+		{"stencil", "replication", "protocol.restart_replicas=true", 12005, "long"},
+		{"dp", "replication", `protocol.tier="buddy"`, 12031, "long"},
+		{"dp", "replication", `protocol.tier="buddy"`, 12032, "long"},
 	})
 }
 

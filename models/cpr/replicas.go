@@ -86,11 +86,12 @@ func (p *Protocol) Survived(n sim.NodeID) {
 	// whose copy must then go to its new buddy too. Every copy n held is
 	// gone, those it had received whole included, so each goes whole to its
 	// owner's next buddy (a part that followed it to n would reach a dead
-	// node and never be settled).
+	// node and never be settled). An owner known to be dead sends nothing:
+	// its transfer could never be settled either.
 	rt := p.RT
 	buddies := w.cp.copies[Buddy]
 	for _, owner := range slices.Sorted(maps.Keys(buddies)) {
-		if locs := buddies[owner]; owner != n && len(locs) > 1 && locs[1].holder == n {
+		if locs := buddies[owner]; !rt.FailureDetected(owner) && len(locs) > 1 && locs[1].holder == n {
 			to := p.buddy(owner) // n is known dead now: another node
 			locs[1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
 			b := w.cp.bytes[owner]
