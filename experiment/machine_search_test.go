@@ -301,6 +301,17 @@ func TestMachineSearchFarmMasterRestartsWithWorker(t *testing.T) {
 	})
 }
 
+// A run of the random-machine search's long-burst mode (FTSIM_MACHINE_SEEDS=
+// 9000) that never finished: under mlog's multiple-failure extension the
+// spare restarting a failed node crashed while it spread the objects, and an
+// object to recreate on the next restarting node needed tuples of its
+// remote message log that the crashed node held. Its fetch waited for a
+// detection that had already come. The restart now falls back to a restart
+// from scratch, reported, as for any lost log.
+func TestMachineSearchRestartingNodeHeldTuples(t *testing.T) {
+	runMachineCases(t, []machineCase{{"pida", "mlog", "protocol.multi_failure=true", 9000, "long"}})
+}
+
 // machineCase is a run of the random-machine search: a workload, a protocol
 // kind and one of its variant's keys ("" for any variant), at one seed, with
 // random failures or a burst plan ("long" or "short", as

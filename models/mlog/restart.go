@@ -407,6 +407,20 @@ func (p *Protocol) fetch(r *recovery) {
 		objs := r.objs
 		if attempt > 0 {
 			objs = r.redo
+			// the crash that made this attempt may have taken what an object
+			// to recreate needs, its tuples on the crashed node: no
+			// detection will come to decide on the fetch, so decide now
+			restoring := map[sim.ObjID]bool{}
+			for _, o := range objs {
+				restoring[o.id] = true
+			}
+			for _, o := range objs {
+				p.forgetResent(o, restoring)
+				if note := p.restorable(o, o.ckpt); note != "" {
+					p.fallback(sim.Failure{Node: r.failed}, fmt.Sprintf("node %d failed while it restored the objects of a failed node: %s", r.failed, note))
+					return
+				}
+			}
 		}
 		bytes := map[sim.NodeID]int64{}
 		for _, o := range objs {
