@@ -312,6 +312,18 @@ func TestMachineSearchRestartingNodeHeldTuples(t *testing.T) {
 	runMachineCases(t, []machineCase{{"pida", "mlog", "protocol.multi_failure=true", 9000, "long"}})
 }
 
+// A run of the random-machine search's short-burst mode (FTSIM_MACHINE_SEEDS=
+// 10000) that never finished: under mlog without the multiple-failure
+// extension, a ticket reply left the receiver's node just before it failed
+// and reached the sender after the restart's resend phase had asked it for
+// a new ticket. The sender took the dead life's TN, which the restored
+// receiver gave to another message, and the message was dropped as stale:
+// the receiver waited for ever for the TN it handed out again. A reply from
+// a life that has failed since is now ignored.
+func TestMachineSearchTicketFromADeadLife(t *testing.T) {
+	runMachineCases(t, []machineCase{{"dp", "mlog", "protocol.full_log=true", 10027, "short"}})
+}
+
 // machineCase is a run of the random-machine search: a workload, a protocol
 // kind and one of its variant's keys ("" for any variant), at one seed, with
 // random failures or a burst plan ("long" or "short", as

@@ -143,8 +143,15 @@ func (p *Protocol) answer(w *object, q ticketReq) {
 		return
 	}
 	s, e := q.s, q.e
+	gen := w.gen
 	p.spend(q.at, p.cfg.CPU.Ticket)
 	p.RT.Transfer(q.at, s.node, p.cfg.TicketBytes, tagReply, func(ok bool) {
+		if w.gen != gen {
+			// handed out by a life of w that has failed since: its TN table
+			// died with it, and the restored w may give this TN to another
+			// message. The restart's resend asks again (and resets asking).
+			return
+		}
 		e.asking = false
 		if ok {
 			p.onTicketReply(s, e, tn, old)
