@@ -162,15 +162,9 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 // the restore creates (entries its senders logged before their checkpoint and
 // did not keep in it), or a note saying what is lost.
 func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
-	restored := map[sim.ObjID]bool{}
-	for _, o := range objs {
-		restored[o.id] = true
-	}
-	for _, o := range objs {
-		p.forgetResent(o, restored)
-		if note := p.restorable(o, o.ckpt); note != "" {
-			return nil, note
-		}
+	restored, note := p.lostOf(objs)
+	if note != "" {
+		return nil, note
 	}
 	floors := map[pairKey]uint64{}
 	for _, o := range objs {
@@ -219,6 +213,24 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		}
 	}
 	return floors, ""
+}
+
+// lostOf drops from the remote logs of objs, about to be restored together,
+// the tuples whose TN a sender still knows (forgetResent), and says what is
+// lost of what one of them needs ("" when nothing is); it returns the set
+// of objs.
+func (p *Protocol) lostOf(objs []*object) (restoring map[sim.ObjID]bool, note string) {
+	restoring = map[sim.ObjID]bool{}
+	for _, o := range objs {
+		restoring[o.id] = true
+	}
+	for _, o := range objs {
+		p.forgetResent(o, restoring)
+		if note := p.restorable(o, o.ckpt); note != "" {
+			return restoring, note
+		}
+	}
+	return restoring, ""
 }
 
 // restorable says what is lost of what object o needs to be restored from
@@ -410,16 +422,9 @@ func (p *Protocol) fetch(r *recovery) {
 			// the crash that made this attempt may have taken what an object
 			// to recreate needs, its tuples on the crashed node: no
 			// detection will come to decide on the fetch, so decide now
-			restoring := map[sim.ObjID]bool{}
-			for _, o := range objs {
-				restoring[o.id] = true
-			}
-			for _, o := range objs {
-				p.forgetResent(o, restoring)
-				if note := p.restorable(o, o.ckpt); note != "" {
-					p.fallback(sim.Failure{Node: r.failed}, fmt.Sprintf("node %d failed while it restored the objects of a failed node: %s", r.failed, note))
-					return
-				}
+			if _, note := p.lostOf(objs); note != "" {
+				p.fallback(sim.Failure{Node: r.failed}, fmt.Sprintf("node %d failed while it restored the objects of a failed node: %s", r.failed, note))
+				return
 			}
 		}
 		bytes := map[sim.NodeID]int64{}
