@@ -274,3 +274,30 @@ func TestFailureBurstRegressions(t *testing.T) {
 		})
 	}
 }
+
+// A run of the long-burst search (FTSIM_BURST_SEEDS=21000) that never
+// finished: under mlog's multiple-failure extension with the basic restart, a
+// worker and the farm's master, restored once already, failed at the same
+// instant. The worker was restored first from a checkpoint taken before it
+// had processed the master's task of TN 5; the master's re-execution had
+// sent that task again, the worker had said it was processed (old), and the
+// master's restore, later, skipped the old entry when it resent its log to
+// the objects not restored with it: the worker waited for TN 5 for ever. An
+// entry is now old only for the receiver's life that said so.
+func TestBurstRestoredReceiverNeedsOldEntry(t *testing.T) {
+	ran := false
+	searchCases(searchWorkloads, append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
+		if c.workload != "farm" || c.protocol.kind != "mlog" || !slices.Contains(c.protocol.keys, `protocol.restart="basic"`) ||
+			!slices.Contains(c.protocol.keys, "protocol.multi_failure=true") || !slices.Contains(c.cluster, "cluster.nodes=5") {
+			return
+		}
+		p, _ := c.prepare(t, 1, `failures.distribution="scripted"`, `failures.scripted=[{node=0, at="1s"}]`)
+		plan := []scenarios.ScriptedFailure{{Node: 0, At: 1058422}, {Node: 2, At: 1586782}, {Node: 5, At: 1586782}}
+		p.Scenario.Failures.Scripted = plan
+		ran = true
+		runSearch(t, fmt.Sprintf("%s, failures %v", c, plan), p)
+	})
+	if !ran {
+		t.Fatal("no case ran")
+	}
+}

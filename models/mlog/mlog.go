@@ -200,6 +200,7 @@ type pairKey struct{ src, dst sim.ObjID }
 type entry struct {
 	m      *sim.Message // the message as sent, Hdr.SN set
 	dst    sim.ObjID
+	oldGen uint32 // with old: the receiver's generation that had processed it
 	sn, tn uint64
 	wire   int64  // m.WireSize(): the log's accounting reads it here, not from m (a miss per entry pruned)
 	gen    uint32 // the sender's generation when logged: void after the sender is restored

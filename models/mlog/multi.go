@@ -198,7 +198,7 @@ func (r *receipt) ready() {
 // and a resend carries the TN.
 func (p *Protocol) tellSender(w *object, k pair, tn uint64, old bool) {
 	r := p.newReceipt()
-	*r = receipt{p: p, w: w, k: k, tn: tn}
+	*r = receipt{p: p, w: w, k: k, tn: tn, gen: w.gen}
 	r.tell(old)
 }
 
@@ -218,7 +218,7 @@ func (r *receipt) tell(old bool) {
 
 // told: the reply reached the sender, which records the TN in its log entry.
 func (r *receipt) told(ok bool) {
-	p, w, k, tn, old, sgen := r.p, r.w, r.k, r.tn, r.old, r.sgen
+	p, w, k, tn, old, sgen, wgen := r.p, r.w, r.k, r.tn, r.old, r.sgen, r.gen
 	r.free()
 	s := p.objs[k.src]
 	if !ok || p.fallen || s.gen != sgen {
@@ -251,7 +251,7 @@ func (r *receipt) told(ok bool) {
 			e.tn = tn
 		}
 		if old {
-			e.old = true
+			e.old, e.oldGen = true, wgen
 			if e.tn == 0 { // processed and checkpointed: never needed again
 				p.prune(s, e)
 			}

@@ -687,7 +687,9 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 			}
 			for _, e := range slices.Clone(s.log.Get(dst)) {
 				switch {
-				case e.old:
+				case e.old && e.oldGen == w.gen:
+					// processed by the receiver's current life; one restored
+					// since (while this object was down) needs it again
 				case e.tn > w.ckptTN:
 					others = append(others, resend{s, w, e})
 				case e.tn == 0:

@@ -199,7 +199,7 @@ func (p *Protocol) onTicketReply(s *object, e *entry, tn uint64, old bool) {
 	}
 	e.tn = tn
 	if old {
-		e.old = true
+		e.old, e.oldGen = true, p.objs[e.dst].gen
 		if tn == 0 { // processed and checkpointed: the receiver will never need it
 			p.prune(s, e)
 		}
