@@ -324,6 +324,15 @@ func TestMachineSearchTicketFromADeadLife(t *testing.T) {
 	runMachineCases(t, []machineCase{{"dp", "mlog", "protocol.full_log=true", 10027, "short"}})
 }
 
+// A run of the random-machine search's long-burst mode (FTSIM_MACHINE_SEEDS=
+// 16000) that stopped with an internal error: under abft for dynamic
+// programming, a forced rebuild not restarted yet was planned back to its
+// stage after a second failure had taken the copies of critical data that
+// stage needs. It now goes back to the stage its surviving copies allow.
+func TestMachineSearchForcedRebuildLostCopies(t *testing.T) {
+	runMachineCases(t, []machineCase{{"dp", "abft", "", 16013, "long"}})
+}
+
 // machineCase is a run of the random-machine search: a workload, a protocol
 // kind and one of its variant's keys ("" for any variant), at one seed, with
 // random failures or a burst plan ("long" or "short", as

@@ -134,8 +134,11 @@ func (p *DPProtocol) round() {
 		case p.rollback[j] > 0 && !rt.Lost(id):
 			// a forced rebuild not restarted yet: the objects that wait for
 			// its messages see it at the stage it goes back to, not at the
-			// stage it still shows
-			plans[id] = &plan{stage: p.rollback[j] - 1, forced: true}
+			// stage it still shows; further back if a failure since took
+			// the copies of its critical data that stage needs (as settle
+			// plans a forced rebuild)
+			cds, _ := p.copies(id)
+			plans[id] = &plan{stage: min(p.rollback[j]-1, len(cds)), forced: true}
 		}
 	}
 	if !lost {
