@@ -74,7 +74,7 @@ type receipt struct {
 	m   *sim.Message // nil when the record only tells the sender
 	k   pair
 	tn  uint64
-	gen uint32     // w's generation when its tuple was first logged
+	gen uint32     // w's generation when its tuple was first logged, or when it told the sender
 	n   sim.NodeID // w's node then
 	inc uint32     // and its incarnation
 	b   sim.NodeID // the buddy the tuple goes to
