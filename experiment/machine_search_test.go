@@ -92,6 +92,34 @@ func drawFailures(rng *rand.Rand, p *Point, ff sim.Time) {
 	}
 }
 
+// drawNetwork returns the keys of a network topology drawn from rng: flat;
+// a torus, the cube closest to the machine, a ring of 16 or a 4×2×2 (room
+// for the largest machine drawn); or
+// a fat tree of leaves of 1, 2 or 4 ports, full or tapered 4:1; with 0,
+// 100 ns or 5 µs more latency per hop beyond the first.
+func drawNetwork(rng *rand.Rand) []string {
+	hop := fmt.Sprintf("network.hop_latency=%q", []string{"0s", "100ns", "5us"}[rng.IntN(3)])
+	switch rng.IntN(3) {
+	case 0:
+		return []string{`network.topology="flat"`}
+	case 1:
+		dims := fmt.Sprintf("network.torus_dims=%q", []string{"", "16", "4x2x2"}[rng.IntN(3)])
+		return []string{`network.topology="torus"`, dims, hop}
+	}
+	return []string{`network.topology="fat_tree"`, hop,
+		fmt.Sprintf("network.switch_ports=%d", []int{1, 2, 4}[rng.IntN(3)]),
+		fmt.Sprintf("network.oversubscription=%d", []int{1, 4}[rng.IntN(2)])}
+}
+
+// drawChassis makes p's nodes also fail in failure domains of 2 or 3
+// consecutive nodes (at most the machine's), each failing as a whole at a
+// mean interval of 1 or 4 node MTBFs, drawn from rng.
+func drawChassis(rng *rand.Rand, p *Point) {
+	f, c := &p.Scenario.Failures, p.Scenario.Cluster
+	f.GroupSize = min(2+rng.IntN(2), c.Nodes+c.Spares)
+	f.GroupMTBF = f.NodeMTBF * scenarios.Duration(1+3*rng.IntN(2))
+}
+
 // Every workload of both lists under every protocol variant of both
 // random searches runs on random machines (drawMachine) with random
 // failures, detection and repair (drawFailures), with a checkpoint period
@@ -103,7 +131,11 @@ func drawFailures(rng *rand.Rand, p *Point, ff sim.Time) {
 // machine per case; FTSIM_SEARCH=1 runs 40, and FTSIM_MACHINE_SEEDS=N
 // starts their seeds at N instead of 1. FTSIM_MACHINE_BURSTS=long (or
 // short) replaces the random failures by a burst plan (burstPlans) on
-// other machines.
+// other machines. FTSIM_MACHINE_EXTRAS=1 also draws the network's
+// topology (drawNetwork) and, with random failures, failing chassis
+// (drawChassis), both from a stream of their own, so that the machines are
+// otherwise those drawn without it, and adds the protocols that keep their
+// copies two nodes away (offsetProtocols).
 func TestRandomFailuresRandomMachines(t *testing.T) {
 	seeds := searchSize(1, 40)
 	first := 1
@@ -116,8 +148,12 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 	if bursts != "" && bursts != "long" && bursts != "short" {
 		t.Fatalf("FTSIM_MACHINE_BURSTS=%q: want long or short", bursts)
 	}
+	extras := os.Getenv("FTSIM_MACHINE_EXTRAS") != ""
 	runs, failures, rejected, overloaded := 0, 0, 0, 0
 	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
+	if extras {
+		protocols = append(protocols, offsetProtocols...)
+	}
 	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
 		h := fnv.New64a()
 		fmt.Fprint(h, c, c.keys)
@@ -125,7 +161,7 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 			fmt.Fprint(h, "bursts")
 		}
 		for seed := first; seed < first+seeds; seed++ {
-			p, name, err := c.onMachine(t, seed, h.Sum64(), bursts)
+			p, name, err := c.onMachine(t, seed, h.Sum64(), bursts, extras)
 			var np *NoProgressError
 			if errors.As(err, &np) {
 				overloaded++
@@ -147,11 +183,16 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 
 // onMachine prepares the case with the given seed on the machine, failures,
 // detection and repair drawn from the seed and the case's hash (bursts:
-// "long" or "short" for a burst plan instead of random failures), and
-// names it. Its errors are prepareScaled's.
-func (c searchCase) onMachine(t *testing.T, seed int, hash uint64, bursts string) (*Point, string, error) {
+// "long" or "short" for a burst plan instead of random failures; extras: a
+// topology and failing chassis too), and names it. Its errors are
+// prepareScaled's.
+func (c searchCase) onMachine(t *testing.T, seed int, hash uint64, bursts string, extras bool) (*Point, string, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), hash))
+	more := rand.New(rand.NewPCG(uint64(seed), ^hash)) // the extras' own stream
 	c.cluster = drawMachine(rng)
+	if extras {
+		c.cluster = append(c.cluster, drawNetwork(more)...)
+	}
 	p, ff, err := c.prepareScaled(t, seed)
 	if err != nil {
 		return nil, "", err
@@ -161,9 +202,13 @@ func (c searchCase) onMachine(t *testing.T, seed int, hash uint64, bursts string
 	if bursts != "" {
 		f.Distribution = "scripted"
 		f.Scripted = burstPlans(rng, ff, p.Scenario.Cluster.Nodes+p.Scenario.Cluster.Spares, 1, bursts == "long")[0]
+	} else if extras {
+		drawChassis(more, p)
 	}
-	name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) plan %v, detection %+v, jitter %v, downtime %v, repair %v, spare boot %v",
-		c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.Scripted, p.Scenario.Detection, p.Scenario.Network.Jitter, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
+	n := p.Scenario.Network
+	name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) chassis of %d MTBF %v plan %v, detection %+v, network %s %q hop %v ports %d oversubscription %g, jitter %v, downtime %v, repair %v, spare boot %v",
+		c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.GroupSize, f.GroupMTBF, f.Scripted, p.Scenario.Detection,
+		n.Topology, n.TorusDims, n.HopLatency, n.SwitchPorts, n.Oversubscription, n.Jitter, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
 	return p, name, nil
 }
 
@@ -360,7 +405,7 @@ func runMachineCases(t *testing.T, cases []machineCase) {
 			if k.bursts != "" {
 				fmt.Fprint(h, "bursts")
 			}
-			p, name, err := c.onMachine(t, k.seed, h.Sum64(), k.bursts)
+			p, name, err := c.onMachine(t, k.seed, h.Sum64(), k.bursts, false)
 			if err != nil {
 				continue // a machine the case rejects: as in the search
 			}
