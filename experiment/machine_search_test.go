@@ -150,10 +150,7 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 	}
 	extras := os.Getenv("FTSIM_MACHINE_EXTRAS") != ""
 	runs, failures, rejected, overloaded := 0, 0, 0, 0
-	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
-	if extras {
-		protocols = append(protocols, offsetProtocols...)
-	}
+	protocols := machineProtocols(extras)
 	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
 		h := fnv.New64a()
 		fmt.Fprint(h, c, c.keys)
@@ -179,6 +176,16 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
 	t.Logf("%d runs, %d failures; %d machines rejected, %d on which the protocol leaves no progress", runs, failures, rejected, overloaded)
+}
+
+// machineProtocols are the protocol variants of the random-machine search,
+// with the extras of FTSIM_MACHINE_EXTRAS or not.
+func machineProtocols(extras bool) []searchProtocol {
+	ps := append(slices.Clone(searchProtocols), optionProtocols...)
+	if extras {
+		ps = append(ps, offsetProtocols...)
+	}
+	return ps
 }
 
 // onMachine prepares the case with the given seed on the machine, failures,
@@ -284,15 +291,15 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 // had kept for it meanwhile.
 func TestMachineSearchAuditCases(t *testing.T) {
 	runMachineCases(t, []machineCase{
-		{"stencil", "cpr", `protocol.tier="buddy"`, 8, ""},
-		{"stencil", "cpr", `protocol.tier="buddy"`, 17, ""},
-		{"stencil", "cpr", `protocol.tier="buddy"`, 29, ""},
-		{"dp", "cpr", `protocol.tier="buddy"`, 33, ""},
-		{"pida", "cpr", `protocol.tier="buddy"`, 5, ""},
-		{"dp", "replication", `protocol.tier="buddy"`, 23, ""},
-		{"synthetic", "replication", "protocol.restart_replicas=true", 23, ""},
-		{"dp", "abft", "", 32, ""},
-		{"dp", "abft", "", 33, ""},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 8, "", false},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 17, "", false},
+		{"stencil", "cpr", `protocol.tier="buddy"`, 29, "", false},
+		{"dp", "cpr", `protocol.tier="buddy"`, 33, "", false},
+		{"pida", "cpr", `protocol.tier="buddy"`, 5, "", false},
+		{"dp", "replication", `protocol.tier="buddy"`, 23, "", false},
+		{"synthetic", "replication", "protocol.restart_replicas=true", 23, "", false},
+		{"dp", "abft", "", 32, "", false},
+		{"dp", "abft", "", 33, "", false},
 	})
 }
 
@@ -303,8 +310,8 @@ func TestMachineSearchAuditCases(t *testing.T) {
 // current generation. A tile now keeps them for later.
 func TestMachineSearchReplicaFarBehind(t *testing.T) {
 	runMachineCases(t, []machineCase{
-		{"life", "replication", `protocol.tier="buddy"`, 10015, ""},
-		{"life", "replication", "", 11032, "long"}, // FTSIM_MACHINE_SEEDS=11000 FTSIM_MACHINE_BURSTS=long
+		{"life", "replication", `protocol.tier="buddy"`, 10015, "", false},
+		{"life", "replication", "", 11032, "long", false}, // FTSIM_MACHINE_SEEDS=11000 FTSIM_MACHINE_BURSTS=long
 	})
 }
 
@@ -320,14 +327,14 @@ func TestMachineSearchReplicaFarBehind(t *testing.T) {
 // hung with a first version of the fix that had the dead owner send it).
 func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
 	runMachineCases(t, []machineCase{
-		{"stencil", "replication", `protocol.tier="buddy"`, 9031, "long"},
-		{"stencil", "replication", `protocol.tier="buddy"`, 10018, "long"},
-		{"dp", "replication", "protocol.restart_replicas=true", 9021, "long"},
-		{"dp", "replication", "protocol.restart_replicas=true", 11007, "long"},
-		{"dp", "replication", "protocol.restart_replicas=true", 9021, "short"},
-		{"stencil", "replication", "protocol.restart_replicas=true", 12005, "long"},
-		{"dp", "replication", `protocol.tier="buddy"`, 12031, "long"},
-		{"dp", "replication", `protocol.tier="buddy"`, 12032, "long"},
+		{"stencil", "replication", `protocol.tier="buddy"`, 9031, "long", false},
+		{"stencil", "replication", `protocol.tier="buddy"`, 10018, "long", false},
+		{"dp", "replication", "protocol.restart_replicas=true", 9021, "long", false},
+		{"dp", "replication", "protocol.restart_replicas=true", 11007, "long", false},
+		{"dp", "replication", "protocol.restart_replicas=true", 9021, "short", false},
+		{"stencil", "replication", "protocol.restart_replicas=true", 12005, "long", false},
+		{"dp", "replication", `protocol.tier="buddy"`, 12031, "long", false},
+		{"dp", "replication", `protocol.tier="buddy"`, 12032, "long", false},
 	})
 }
 
@@ -340,9 +347,9 @@ func TestMachineSearchBuddyCopyHeldByTheDead(t *testing.T) {
 // Start served. The lost workers are now re-created first.
 func TestMachineSearchFarmMasterRestartsWithWorker(t *testing.T) {
 	runMachineCases(t, []machineCase{
-		{"farm", "dps", "protocol.shrink=false", 10003, "short"},
-		{"farm", "dps", "protocol.shrink=false", 11029, "short"},
-		{"farm", "dps", "protocol.shrink=false", 11016, "long"},
+		{"farm", "dps", "protocol.shrink=false", 10003, "short", false},
+		{"farm", "dps", "protocol.shrink=false", 11029, "short", false},
+		{"farm", "dps", "protocol.shrink=false", 11016, "long", false},
 	})
 }
 
@@ -354,7 +361,7 @@ func TestMachineSearchFarmMasterRestartsWithWorker(t *testing.T) {
 // detection that had already come. The restart now falls back to a restart
 // from scratch, reported, as for any lost log.
 func TestMachineSearchRestartingNodeHeldTuples(t *testing.T) {
-	runMachineCases(t, []machineCase{{"pida", "mlog", "protocol.multi_failure=true", 9000, "long"}})
+	runMachineCases(t, []machineCase{{"pida", "mlog", "protocol.multi_failure=true", 9000, "long", false}})
 }
 
 // A run of the random-machine search's short-burst mode (FTSIM_MACHINE_SEEDS=
@@ -366,7 +373,7 @@ func TestMachineSearchRestartingNodeHeldTuples(t *testing.T) {
 // the receiver waited for ever for the TN it handed out again. A reply from
 // a life that has failed since is now ignored.
 func TestMachineSearchTicketFromADeadLife(t *testing.T) {
-	runMachineCases(t, []machineCase{{"dp", "mlog", "protocol.full_log=true", 10027, "short"}})
+	runMachineCases(t, []machineCase{{"dp", "mlog", "protocol.full_log=true", 10027, "short", false}})
 }
 
 // A run of the random-machine search's long-burst mode (FTSIM_MACHINE_SEEDS=
@@ -375,17 +382,18 @@ func TestMachineSearchTicketFromADeadLife(t *testing.T) {
 // stage after a second failure had taken the copies of critical data that
 // stage needs. It now goes back to the stage its surviving copies allow.
 func TestMachineSearchForcedRebuildLostCopies(t *testing.T) {
-	runMachineCases(t, []machineCase{{"dp", "abft", "", 16013, "long"}})
+	runMachineCases(t, []machineCase{{"dp", "abft", "", 16013, "long", false}})
 }
 
 // machineCase is a run of the random-machine search: a workload, a protocol
 // kind and one of its variant's keys ("" for any variant), at one seed, with
 // random failures or a burst plan ("long" or "short", as
-// FTSIM_MACHINE_BURSTS).
+// FTSIM_MACHINE_BURSTS), with the extras of FTSIM_MACHINE_EXTRAS or not.
 type machineCase struct {
 	workload, protocol, key string
 	seed                    int
 	bursts                  string
+	extras                  bool
 }
 
 // runMachineCases runs each case on every variant of its workload (and
@@ -393,7 +401,7 @@ type machineCase struct {
 // draws for that seed.
 func runMachineCases(t *testing.T, cases []machineCase) {
 	t.Helper()
-	protocols := append(slices.Clone(searchProtocols), optionProtocols...)
+	protocols := machineProtocols(slices.ContainsFunc(cases, func(k machineCase) bool { return k.extras }))
 	runs := 0
 	searchCases(append(slices.Clone(searchWorkloads), otherWorkloads...), protocols, [][]string{nil}, func(c searchCase) {
 		for _, k := range cases {
@@ -405,7 +413,7 @@ func runMachineCases(t *testing.T, cases []machineCase) {
 			if k.bursts != "" {
 				fmt.Fprint(h, "bursts")
 			}
-			p, name, err := c.onMachine(t, k.seed, h.Sum64(), k.bursts, false)
+			p, name, err := c.onMachine(t, k.seed, h.Sum64(), k.bursts, k.extras)
 			if err != nil {
 				continue // a machine the case rejects: as in the search
 			}
@@ -420,4 +428,33 @@ func runMachineCases(t *testing.T, cases []machineCase) {
 		t.Fatal("no case ran")
 	}
 	t.Logf("%d runs", runs)
+}
+
+// Runs of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=20000, short bursts, and 22000, long bursts) that
+// ended with a wrong answer: a replica kept reporting its pair's progress,
+// counting its twin's after the twin's node had failed, until the failure
+// was detected, and the run ended on it with a stencil block an iteration
+// short. The runtime now reads the report again when the twin is lost
+// (sim.ProgressLinker).
+func TestMachineSearchExtrasReplication(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"stencil", "replication", "protocol.restart_replicas=true", 20023, "short", true},
+		{"stencil", "replication", "protocol.restart_replicas=true", 22038, "long", true},
+	})
+}
+
+// Runs of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=21000, short and long bursts) that hung: dps with a
+// task farm and shrink = false, two failures (at once, or 11 µs apart) of
+// the master's node and of a node of workers. The master, restarted from
+// its initial state, ran Start while those workers were lost, and their
+// tasks were lost with them; the workers, re-created when their failure was
+// recovered, were not lost any more when the master finished Start, and
+// were left without tasks.
+func TestMachineSearchFarmStartMissedWorkers(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"farm", "dps", "protocol.shrink=false", 21003, "short", true},
+		{"farm", "dps", "protocol.shrink=false", 21034, "long", true},
+	})
 }

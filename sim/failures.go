@@ -215,6 +215,11 @@ func (rt *Runtime) lose(id ObjID) {
 	o.idle = nil
 	rt.discardInbox(o)
 	rt.setProgress(id, 0)
+	if l, ok := rt.wl.(ProgressLinker); ok {
+		if other := l.ProgressLink(id); other != None {
+			rt.RefreshProgress(other)
+		}
+	}
 }
 
 // placedOnFailed loses object id, just placed on node n, if n has failed: a

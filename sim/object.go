@@ -54,6 +54,19 @@ type Placer interface {
 	PlaceObjects(policy Placement, slots []NodeID, place []NodeID)
 }
 
+// ProgressLinker is implemented by a workload whose objects' Progress may
+// depend on another object's (a replica reports its pair's, the further of
+// the two). When object id is lost, the runtime reads again the progress of
+// ProgressLink(id), which may have counted id's: a report the loss made
+// stale would otherwise stand until that object's next handler ends (or a
+// protocol's RefreshProgress), and could end the run on the progress of an
+// object that no longer exists.
+type ProgressLinker interface {
+	// ProgressLink returns the object whose progress may count id's,
+	// None if there is none.
+	ProgressLink(id ObjID) ObjID
+}
+
 // AnswerHolder is implemented by a workload whose answer lives in some of its
 // objects only (the task farm's master). A run can complete while an object
 // whose progress counts for nothing (a farm worker) is lost: its node failed

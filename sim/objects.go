@@ -272,6 +272,11 @@ func (rt *Runtime) AppStuck() bool {
 	return true
 }
 
+// Started reports whether object id's Start has run in its current life
+// (since it was created, re-created or restored unstarted). Start's code
+// runs when its handler begins, so its messages have been sent.
+func (rt *Runtime) Started(id ObjID) bool { return !rt.objs[id].needStart }
+
 // Running reports whether object id's handler is on a core now.
 func (rt *Runtime) Running(id ObjID) bool { return rt.objs[id].running }
 

@@ -100,9 +100,16 @@ func (p *Protocol) recover(f sim.Failure) {
 			}
 		}
 	}
-	if p.split != sim.None && !splitLost && !rt.Lost(p.split) && p.th[p.split].replaying == 0 && !p.th[p.split].resendDue {
-		for _, w := range workers {
-			p.resend(w) // to w re-created, or to the survivors
+	if s := p.split; s != sim.None && !splitLost && !rt.Lost(s) {
+		st := &p.th[s]
+		// a split still re-executing resends when it is done, to every
+		// worker, or only to those lost then (lostOnly) when it restarted
+		// from its initial state: a worker re-created after that Start ran
+		// (lost in another failure, detected later) missed its tasks
+		if !st.resendDue && st.replaying == 0 || st.resendDue && p.lostOnly && rt.Started(s) {
+			for _, w := range workers {
+				p.resend(w) // to w re-created, or to the survivors
+			}
 		}
 	}
 	for i := range p.th {

@@ -347,9 +347,6 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	}
 	if !interrupted {
 		p.survived = append(p.survived, f)
-		for _, id := range f.Objects {
-			rt.RefreshProgress(p.Twin(id)) // the survivor reports the pair now
-		}
 		if p.ckpt != nil {
 			p.ckpt.Survived(f.Node)
 		}

@@ -148,6 +148,11 @@ func (w *Workload) Check(objs []sim.Object) sim.Outcome {
 	return w.inner.Check(pick)
 }
 
+// ProgressLink implements sim.ProgressLinker: a replica's report may count
+// its twin's progress (Protocol.pairProgress), which the twin's loss voids
+// at once, before the failure is detected.
+func (w *Workload) ProgressLink(id sim.ObjID) sim.ObjID { return w.p.Twin(id) }
+
 // PlaceObjects implements sim.Placer: replica A where the policy puts the
 // object among the slots, replica B half the slots further.
 func (w *Workload) PlaceObjects(policy sim.Placement, slots []sim.NodeID, place []sim.NodeID) {
