@@ -4,11 +4,10 @@ import "testing"
 
 // pairWL is scriptWL whose object 0 reports the further of its own progress
 // and object 1's, as long as object 1 lives (a replica reporting its pair's),
-// and object 1 reports nothing; with link, it is a ProgressLinker.
+// and object 1 reports nothing.
 type pairWL struct {
 	*scriptWL
-	rt   *Runtime
-	link bool
+	rt *Runtime
 }
 
 type pairObj struct {
