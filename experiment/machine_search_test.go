@@ -115,9 +115,10 @@ func drawNetwork(rng *rand.Rand) []string {
 // consecutive nodes (at most the machine's), each failing as a whole at a
 // mean interval of 4 or 16 node MTBFs, drawn from rng. Chassis failing as
 // often as their nodes would take the fastest-failing machines past the
-// limits drawFailures keeps: cpr with its checkpoints in memory, which
-// restarts from scratch at every failure, then never finishes (1,000,000
-// failures on 9 nodes at seed 24009).
+// limits drawFailures keeps: with a first draw of 1 or 4 node MTBFs, cpr
+// with its checkpoints in memory, which restarts from scratch at every
+// failure, reached the runtime's limit of 1,000,000 failures on 9 nodes at
+// seed 24009.
 func drawChassis(rng *rand.Rand, p *Point) {
 	f, c := &p.Scenario.Failures, p.Scenario.Cluster
 	f.GroupSize = min(2+rng.IntN(2), c.Nodes+c.Spares)

@@ -68,6 +68,8 @@ func TestLinkedProgressAtLoss(t *testing.T) {
 		finished Time  // the run's end, no earlier than
 	}{
 		{"linked", true, 2, 2 * Second},
+		// without the link the report stays stale and the run ends early:
+		// the case the link exists for does arise in this set-up
 		{"not linked", false, 3, Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
