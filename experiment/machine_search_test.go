@@ -463,3 +463,16 @@ func TestMachineSearchFarmStartMissedWorkers(t *testing.T) {
 		{"farm", "dps", "protocol.shrink=false", 21034, "long", true},
 	})
 }
+
+// A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=25000, short bursts) that hung: dps without log_order,
+// dp in request mode on a torus ring with 5 µs per extra hop. When a backup
+// was activated, a duplicate was still on its way to it (two hops from its
+// sender, where the original had taken one), so re-execution handled the
+// thread's own later tick before the data that tick follows; the new tick
+// re-posted under the replayed one's operation identifier was dropped as its
+// duplicate, and the block waited for ever. Re-execution now waits for the
+// duplicates live senders' counters say are in flight to the backup.
+func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
+	runMachineCases(t, []machineCase{{"dp", "dps", "protocol.every=0", 25029, "short", true}})
+}

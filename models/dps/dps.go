@@ -151,6 +151,7 @@ type Counters struct {
 	DeterminantBytes           int64
 	Held                       int64 // LogOrder: outputs held back until their determinants arrived
 	ReplayWaits                int64 // LogOrder: times re-execution waited for a logged object still in flight
+	InFlightWaits              int64 // re-activations that waited for duplicates still in flight to the backup
 }
 
 // Protocol tags of control messages and timers.
@@ -194,6 +195,16 @@ func newIDSet() *idSet { return &idSet{} }
 func (s *idSet) has(src sim.ObjID, op uint64) bool {
 	i := s.edges.Find(chanKey{src, opLife(op)})
 	return i >= 0 && s.edges.At(i).Has(opRank(op)+1)
+}
+
+// next returns the first rank of sender src's life that s lacks: s holds
+// every rank below it.
+func (s *idSet) next(src sim.ObjID, life uint32) uint64 {
+	i := s.edges.Find(chanKey{src, life})
+	if i < 0 {
+		return 0
+	}
+	return s.edges.At(i).Low()
 }
 
 func (s *idSet) add(src sim.ObjID, op uint64) {
@@ -307,12 +318,24 @@ type thread struct {
 	ckSending int  // checkpoint transfers of the thread still on their way
 	logs      bool // LogOrder applies to this thread
 	ord       orderState
+	// later lists the data objects the running handler posted that leave
+	// at a later simulated time than now (a handler's sends leave when its
+	// compute reaches them): until then they are not in flight.
+	later []laterSend
 	// audit
 	dispatched map[msgKey]struct{}
 	// hw tells a re-posted data object from a new one: per receiver, the
 	// highest rank sent in the current life, plus one. It survives the
 	// thread's restores (it is what re-execution is checked against).
 	hw peermap.Map[sim.ObjID, highWater]
+}
+
+// laterSend is a data object posted by a running handler, with its rank on
+// the edge to dst and the time it leaves.
+type laterSend struct {
+	dst    sim.ObjID
+	rank   uint64
+	leaves sim.Time
 }
 
 // highWater is the next rank never sent on an edge in life.

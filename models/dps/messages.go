@@ -22,6 +22,9 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	*next++
 	m.Hdr.Seq = t.pst.seqOut
 	m.Hdr.Op = opID(t.pst.life, rank)
+	if m.SentAt > rt.Now() {
+		t.later = append(t.later, laterSend{m.Dst, rank, m.SentAt})
+	}
 	m.Hdr.Bytes += p.cfg.HeaderBytes
 	if p.cfg.HeaderBytes > 0 {
 		st := rt.Stats()
@@ -250,10 +253,11 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 // OnHandled checkpoints every Every handled messages and lets a split that
 // finished re-executing resend its outstanding tasks.
 func (p *Protocol) OnHandled(id sim.ObjID) {
+	t := &p.th[id]
+	t.later = t.later[:0] // they have left
 	if p.fallback {
 		return
 	}
-	t := &p.th[id]
 	t.handled++
 	if t.resendDue && t.replaying == 0 {
 		t.resendDue = false

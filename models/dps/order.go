@@ -52,6 +52,7 @@ type orderState struct {
 	order  []msgKey       // logged objects still to deliver, in handling order
 	parked map[msgKey]*sim.Message
 	rest   []*sim.Message // unlogged stored objects, by sequence number, after the log
+	wait   map[msgKey]bool // unlogged objects in flight to the backup: rest waits for them
 	late   []*sim.Message // objects that arrived during replay and were not logged
 	// settled are actions (checkpoints, backup regeneration) waiting for the
 	// thread to be idle, with no output held back and no replay in progress.
@@ -164,19 +165,15 @@ func (p *Protocol) ackOrder(id sim.ObjID, act uint32, idx uint64) {
 
 // settled reports whether whenSettled would run a function at once.
 func (p *Protocol) settled(id sim.ObjID) bool {
-	t := &p.th[id]
-	return !p.RT.Running(id) && (!p.logging(t) || !t.ord.unsettled())
+	return !p.RT.Running(id) && !p.th[id].ord.unsettled()
 }
 
 // whenSettled runs fn once thread id is idle, holds no output back and is not
-// replaying; for threads that do not log their order, once it is idle.
+// replaying (a thread that does not log its order holds nothing back, and
+// replays only while it waits for duplicates in flight).
 func (p *Protocol) whenSettled(id sim.ObjID, fn func()) {
 	rt := p.RT
 	t := &p.th[id]
-	if !p.logging(t) {
-		rt.WhenObjectIdle(id, fn)
-		return
-	}
 	if t.ord.unsettled() {
 		t.ord.settled = append(t.ord.settled, fn)
 		return
@@ -203,11 +200,13 @@ func (p *Protocol) runSettled(id sim.ObjID) {
 	}
 }
 
-// replayOrder is the re-execution of an order-logging thread from backup bk:
-// the logged objects in handling order, then the stored rest by sequence
-// number. It returns the messages deliverable now; the thread stays in replay
-// until the missing logged objects arrive (their duplicates are in flight).
-func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey, queue []*sim.Message) []*sim.Message {
+// replayOrder is the re-execution of a thread from a backup: the logged
+// objects in handling order (LogOrder), then the stored rest by sequence
+// number, which also waits for the objects in inFlight. It returns the
+// messages deliverable now; the thread stays in replay until the missing
+// logged objects and those in inFlight arrive (their duplicates are on
+// their way).
+func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey, queue []*sim.Message, inFlight map[msgKey]bool) []*sim.Message {
 	t := &p.th[id]
 	t.ord.order = t.ord.order[:0]
 	logged := map[msgKey]bool{}
@@ -229,7 +228,7 @@ func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey
 			t.ord.rest = append(t.ord.rest, m)
 		}
 	}
-	slices.SortStableFunc(t.ord.rest, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
+	t.ord.wait = inFlight
 	t.ord.replay = true
 	return p.advance(id)
 }
@@ -249,9 +248,13 @@ func (p *Protocol) advance(id sim.ObjID) []*sim.Message {
 		t.ord.order = t.ord.order[1:]
 		out = append(out, m)
 	}
+	if len(t.ord.wait) > 0 {
+		return out
+	}
+	slices.SortStableFunc(t.ord.rest, func(a, b *sim.Message) int { return cmp.Compare(a.Hdr.Seq, b.Hdr.Seq) })
 	out = append(out, t.ord.rest...)
 	out = append(out, t.ord.late...)
-	t.ord.rest, t.ord.late, t.ord.parked = nil, nil, nil
+	t.ord.rest, t.ord.late, t.ord.parked, t.ord.wait = nil, nil, nil, nil
 	t.ord.replay = false
 	return out
 }
@@ -263,6 +266,11 @@ func (p *Protocol) park(id sim.ObjID, m *sim.Message) []*sim.Message {
 	k := msgKey{m.Src, m.Hdr.Op}
 	if slices.Contains(t.ord.order, k) {
 		t.ord.parked[k] = m
+		return p.advance(id)
+	}
+	if t.ord.wait[k] {
+		delete(t.ord.wait, k)
+		t.ord.rest = append(t.ord.rest, m)
 		return p.advance(id)
 	}
 	t.ord.late = append(t.ord.late, m)

@@ -56,6 +56,7 @@ func (p *Protocol) recover(f sim.Failure) {
 	// complete counts on for another lost thread (re-execution sends them
 	// again)
 	sources := map[sim.ObjID]*backup{}
+	inFlight := map[sim.ObjID]map[msgKey]bool{}
 	for _, id := range lost {
 		if p.th[id].stateless {
 			continue
@@ -63,6 +64,9 @@ func (p *Protocol) recover(f sim.Failure) {
 		if sources[id] = p.source(id); sources[id] == nil {
 			p.giveUp(f, id)
 			return
+		}
+		if !p.logging(&p.th[id]) {
+			inFlight[id] = p.inFlight(id, sources[id])
 		}
 	}
 	rt.RemoveSlot(f.Node)
@@ -94,7 +98,7 @@ func (p *Protocol) recover(f sim.Failure) {
 	splitLost := false
 	for _, id := range lost {
 		if bk := sources[id]; bk != nil {
-			p.activate(id, bk)
+			p.activate(id, bk, inFlight[id])
 			if id == p.split {
 				splitLost = true
 			}
@@ -151,6 +155,44 @@ func (p *Protocol) complete(id sim.ObjID, bk *backup) bool {
 	return true
 }
 
+// inFlight lists the data objects that live threads sent to thread id and
+// that its backup bk neither stored nor had handled: their duplicates are
+// still on their way to bk, and re-execution in sequence order waits for
+// them. Before it is registered, bk has all that complete requires; after,
+// a live sender duplicates to it whatever it sends, and a duplicate whose
+// sender is alive is not lost. A lost sender's counts are not waited for:
+// its duplicates in flight may have died with it, and its re-execution
+// re-posts what its checkpoint had not sent. Nor are the objects a running
+// handler posted that leave later (at the end of its compute): they do not
+// exist yet for the backup, and arrive as new input. (An order-logging
+// thread's replay waits for its logged objects instead.)
+func (p *Protocol) inFlight(id sim.ObjID, bk *backup) map[msgKey]bool {
+	var out map[msgKey]bool
+	now := p.RT.Now()
+	for s := range p.th {
+		src := &p.th[s]
+		if src.stateless || p.RT.Lost(sim.ObjID(s)) {
+			continue
+		}
+		n := src.pst.sent.Get(id)
+		for _, l := range src.later {
+			if l.dst == id && l.leaves > now {
+				n = min(n, l.rank)
+			}
+		}
+		for r := bk.ck.processed.next(sim.ObjID(s), src.pst.life); r < n; r++ {
+			k := msgKey{sim.ObjID(s), opID(src.pst.life, r)}
+			if !bk.ck.processed.has(k.src, k.op) && bk.queue.Find(k) < 0 {
+				if out == nil {
+					out = map[msgKey]bool{}
+				}
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
 // holds reports whether thread src still holds back its data object op to dst.
 func (p *Protocol) holds(src, dst sim.ObjID, op uint64) bool {
 	return slices.ContainsFunc(p.th[src].ord.held, func(m *sim.Message) bool { return m.Dst == dst && m.Hdr.Op == op })
@@ -186,8 +228,9 @@ func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
 
 // activate turns backup bk of object id (its source at the failure) into the
 // active thread: its state is restored on the backup's node and its stored
-// data objects are re-injected in sequence-number order for re-execution.
-func (p *Protocol) activate(id sim.ObjID, bk *backup) {
+// data objects are re-injected in sequence-number order for re-execution,
+// once the duplicates still in flight to bk (inFlight) are there.
+func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) {
 	rt := p.RT
 	t := &p.th[id]
 	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
@@ -210,6 +253,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup) {
 		ck.size+bk.bytes)
 
 	t.pst = ck.pst.clone()
+	t.later = t.later[:0]
 	t.processed = ck.processed.clone()
 	t.received = ck.processed.clone()
 	t.since, t.handled = 0, 0
@@ -232,10 +276,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup) {
 	// outputs held back by the lost incarnation never left
 	t.ord.held, t.ord.need, t.ord.pend = nil, nil, nil
 	t.ord.dispN, t.ord.ackN = ck.count, ck.count
-	t.replaying = len(msgs)
-	if p.logging(t) {
-		t.replaying = 0 // counted as they are delivered
-	}
+	t.replaying = 0 // counted as they are delivered
 	// A split restarted from its initial state hands its tasks out again in
 	// Start, but to every worker, retired ones included (Shrink): after Start
 	// it resends the tasks of the lost ones to the survivors.
@@ -249,27 +290,19 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup) {
 		return
 	}
 	t.ckProg = rt.ObjectProgress(id) // the backup's state is the last checkpoint
-	if p.logging(t) {
-		as := make([]*sim.Message, 0, len(msgs))
-		for _, c := range msgs {
-			a := appCopy(c)
-			a.To = bk.node
-			a.Hdr.Flags |= flagInjected
-			t.received.add(a.Src, a.Hdr.Op)
-			as = append(as, a)
-		}
-		p.deliverReplay(id, p.replayOrder(id, ck, bk.log, as))
-	} else {
-		for _, c := range msgs {
-			a := appCopy(c)
-			a.To = bk.node
-			a.Hdr.Flags |= flagInjected
-			t.received.add(a.Src, a.Hdr.Op)
-			p.C.Replayed++
-			rt.Deliver(a)
-		}
+	as := make([]*sim.Message, 0, len(msgs))
+	for _, c := range msgs {
+		a := appCopy(c)
+		a.To = bk.node
+		a.Hdr.Flags |= flagInjected
+		t.received.add(a.Src, a.Hdr.Op)
+		as = append(as, a)
 	}
-	if t.resendDue && !ck.initial && t.replaying == 0 && !rt.Running(id) {
+	if len(inFlight) > 0 {
+		p.C.InFlightWaits++
+	}
+	p.deliverReplay(id, p.replayOrder(id, ck, bk.log, as, inFlight))
+	if t.resendDue && !ck.initial && t.replaying == 0 && !t.ord.replay && !rt.Running(id) {
 		t.resendDue = false
 		p.resendAll()
 	}
@@ -292,6 +325,7 @@ func (p *Protocol) recreate(id sim.ObjID) {
 	t.pst.life++
 	t.pst.seqOut, t.pst.seqIn = 0, 0
 	t.pst.sent = peermap.Map[sim.ObjID, uint64]{}
+	t.later = t.later[:0]
 	t.received, t.processed = newIDSet(), newIDSet()
 	if t.dispatched != nil {
 		t.dispatched = map[msgKey]struct{}{}
