@@ -51,9 +51,9 @@ type orderState struct {
 	replay bool           // re-executing the logged order
 	order  []msgKey       // logged objects still to deliver, in handling order
 	parked map[msgKey]*sim.Message
-	rest   []*sim.Message // unlogged stored objects, by sequence number, after the log
+	rest   []*sim.Message  // unlogged stored objects, by sequence number, after the log
 	wait   map[msgKey]bool // unlogged objects in flight to the backup: rest waits for them
-	late   []*sim.Message // objects that arrived during replay and were not logged
+	late   []*sim.Message  // objects that arrived during replay and were not logged
 	// settled are actions (checkpoints, backup regeneration) waiting for the
 	// thread to be idle, with no output held back and no replay in progress.
 	settled []func()
