@@ -476,3 +476,17 @@ func TestMachineSearchFarmStartMissedWorkers(t *testing.T) {
 func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
 	runMachineCases(t, []machineCase{{"dp", "dps", "protocol.every=0", 25029, "short", true}})
 }
+
+// A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=24000) that never finished: dp under cpr to a PFS of
+// 1 ms latency, on 4 nodes failing every 7.2 µs (and chassis of 3). Its
+// checkpoint, deferred by max_live up to max_wait, starts after the end of
+// a fault-free run on 4 nodes, and never completes under these failures.
+// Three nodes failed within 0.12 µs with one spare left, and the restart
+// went on with 3 nodes, on which the run outlasts the wait: every attempt
+// then met a checkpoint it could not finish, while repaired nodes sat in the
+// pool. A node set that shrank now takes nodes back from the pool at the
+// next failure (none.Replacer).
+func TestMachineSearchRestartRegrows(t *testing.T) {
+	runMachineCases(t, []machineCase{{"dp", "cpr", `protocol.image="1MB"`, 24029, "", true}})
+}

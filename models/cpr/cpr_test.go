@@ -263,6 +263,31 @@ func TestRecoveryPaths(t *testing.T) {
 	}
 }
 
+// A rollback takes back the nodes the set lost once they are in the pool
+// again: nodes 1 and 2 fail at once with no spare, and the rollback to the
+// PFS checkpoint runs on 2 nodes; both are repaired 10 ms later, and at node
+// 0's failure one replaces it and the other regrows the set to 3, over which
+// every object is placed again and read back from the PFS.
+func TestRollbackRegrowsFromThePool(t *testing.T) {
+	fail := func(node sim.NodeID, at sim.Time) sim.ScriptedFailure { return sim.ScriptedFailure{Node: node, At: at} }
+	cfg := cluster()
+	cfg.Spares, cfg.Repair = 0, 10*sim.Millisecond
+	cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{fail(1, 650*sim.Millisecond), fail(2, 650*sim.Millisecond), fail(0, 900*sim.Millisecond)}
+	_, p := run(t, cfg, job(t, 1000), Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: []Level{{PFS, 1}}})
+	if fmt.Sprint(p.RestoredFrom) != "[pfs pfs]" || len(p.RT.Slots()) != 3 {
+		t.Fatalf("restored from %v, %d slots at the end; want [pfs pfs] and 3", p.RestoredFrom, len(p.RT.Slots()))
+	}
+	used := map[sim.NodeID]bool{}
+	for id := range p.RT.NumObjects() {
+		used[p.RT.NodeOf(sim.ObjID(id))] = true
+	}
+	for _, n := range p.RT.Slots() {
+		if !used[n] {
+			t.Fatalf("node %d of the slots %v holds no object", n, p.RT.Slots())
+		}
+	}
+}
+
 // The LuNA-style checkpoint records messages in flight instead of draining,
 // and Life restarts from it with the right answer, on fewer nodes too.
 func TestNoDrainCheckpointOfLife(t *testing.T) {

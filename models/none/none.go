@@ -32,12 +32,17 @@ func (p *Protocol) OnFailure(f sim.Failure) { p.r.OnFailure(f) }
 
 // Replacer keeps the application's node set whole after failures: each failed
 // application node is replaced by a spare after its boot or, when the pool is
-// empty, dropped (the application then runs on fewer nodes). A spare that dies
-// while booting is replaced in turn. Protocols call Failed on each detection
-// and act when Pending turns false (the ready callback).
+// empty, dropped (the application then runs on fewer nodes). A node set that
+// shrank takes spares back, up to its size at the start (cluster.nodes), at
+// the next failure that finds them in the pool (repaired nodes join it): a
+// job restarted or rolled back is relaunched on its whole allocation, as a
+// resource manager would, rather than left on fewer nodes beside idle
+// spares. A spare that dies while booting is replaced in turn. Protocols
+// call Failed on each detection and act when Pending turns false (the ready
+// callback); every object is then placed again, since the node set grew.
 type Replacer struct {
 	rt      *sim.Runtime
-	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces
+	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces, or None: a slot of its own
 	ready   func()
 }
 
@@ -53,6 +58,7 @@ func (r *Replacer) Pending() bool { return len(r.booting) > 0 }
 // Failed handles a detected failure; it reports whether the failed node was
 // dropped for want of a spare (the caller may re-place objects).
 func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
+	defer r.regrow()
 	rt := r.rt
 	failed := f.Node
 	if old, ok := r.booting[f.Node]; ok && f.WasSpare { // a spare died while booting
@@ -60,6 +66,9 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 		// taken as a spare is not WasSpare: it changes nothing here)
 		delete(r.booting, f.Node)
 		failed = old
+		if failed == sim.None {
+			return false // regrow takes another
+		}
 	} else if !inSlots(rt, f.Node) {
 		return false
 	}
@@ -70,6 +79,25 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 	}
 	rt.RemoveSlot(failed)
 	return true
+}
+
+// regrow boots spares for the slots the node set lost, as many as the pool
+// has.
+func (r *Replacer) regrow() {
+	rt := r.rt
+	missing := rt.Config().Nodes - len(rt.Slots())
+	for _, failed := range r.booting {
+		if failed == sim.None {
+			missing--
+		}
+	}
+	for ; missing > 0; missing-- {
+		spare, ok := rt.TakeSpare(r.booted)
+		if !ok {
+			return
+		}
+		r.booting[spare] = sim.None
+	}
 }
 
 // replacing reports whether a spare is booting to take failed node n's place.
@@ -97,7 +125,12 @@ func (r *Replacer) booted(s sim.NodeID) {
 		return
 	}
 	delete(r.booting, s)
-	r.rt.ReplaceSlot(failed, s)
+	if failed == sim.None {
+		r.rt.SetSlots(append(slices.Clone(r.rt.Slots()), s))
+		r.rt.Place()
+	} else {
+		r.rt.ReplaceSlot(failed, s)
+	}
 	r.ready()
 }
 

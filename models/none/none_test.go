@@ -98,6 +98,43 @@ func TestRestartOnSurvivors(t *testing.T) {
 	}
 }
 
+// A node set that shrank takes nodes back from the pool at the next
+// failure (until session 37 it stayed small beside idle repaired nodes).
+// Nodes 1 and 2 fail at once halfway through the work and are repaired 1 ms
+// later; node 0 fails later on. Without a spare, the first restart runs on
+// 2 nodes; at node 0's failure one repaired node replaces it and the other
+// regrows the set to 3. With one spare, the first restart has 3 nodes and
+// the second all 4 again. The last attempt starts at 300 ms and puts 3 or
+// 2 of the 8 objects on the busiest node: 20 steps × 10 ms × 3 or × 2.
+func TestRestartRegrowsFromThePool(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		spares, slots int
+		makespan      sim.Time
+	}{
+		{"no spare", 0, 3, 900 * sim.Millisecond},
+		{"one spare", 1, 4, 700 * sim.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, _ := synthetic.New(synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}, 4)
+			cfg := sim.DefaultConfig()
+			cfg.Nodes, cfg.Spares = 4, c.spares
+			cfg.Repair = sim.Millisecond
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: 2, Progress: 0.5, ByProgress: true}, {Node: 1, Progress: 0.5, ByProgress: true},
+				{Node: 0, At: 300 * sim.Millisecond}}
+			rt, _ := sim.New(cfg, w, none.New())
+			res := rt.Run()
+			if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 2 {
+				t.Fatalf("finished %v outcome %+v restarts %d", res.Finished, res.Outcome, res.Stats.Restarts)
+			}
+			if got := len(rt.Slots()); got != c.slots || res.Makespan != c.makespan {
+				t.Fatalf("%d slots at the end, makespan %v; want %d, %v", got, res.Makespan, c.slots, c.makespan)
+			}
+		})
+	}
+}
+
 // giveUpProto replaces a failed node by a spare itself and, at a second
 // failure while that spare boots, gives up: the restarter adopts the spare.
 type giveUpProto struct {
