@@ -480,13 +480,13 @@ func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
 // A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
 // FTSIM_MACHINE_SEEDS=24000) that never finished: dp under cpr to a PFS of
 // 1 ms latency, on 4 nodes failing every 7.2 µs (and chassis of 3). Its
-// checkpoint, deferred by max_live up to max_wait, starts after the end of
-// a fault-free run on 4 nodes, and never completes under these failures.
-// Three nodes failed within 0.12 µs with one spare left, and the restart
-// went on with 3 nodes, on which the run outlasts the wait: every attempt
-// then met a checkpoint it could not finish, while repaired nodes sat in the
-// pool. A node set that shrank now takes nodes back from the pool at the
-// next failure (none.Replacer).
+// checkpoint, deferred by max_live up to max_wait, starts about 5.6 µs
+// after each start and never completes under these failures: an attempt
+// must end before it (a fault-free run takes 4.795 µs on 4 nodes, 5.525 µs
+// on 3). Three nodes failed within 0.12 µs with one spare left, the restart
+// went on with 3 nodes, and later restarts kept 3 while repaired nodes sat
+// in the pool; the run never finished. A node set that shrank now takes
+// nodes back from the pool at the next failure (none.Replacer).
 func TestMachineSearchRestartRegrows(t *testing.T) {
 	runMachineCases(t, []machineCase{{"dp", "cpr", `protocol.image="1MB"`, 24029, "", true}})
 }

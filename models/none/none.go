@@ -39,7 +39,7 @@ func (p *Protocol) OnFailure(f sim.Failure) { p.r.OnFailure(f) }
 // resource manager would, rather than left on fewer nodes beside idle
 // spares. A spare that dies while booting is replaced in turn. Protocols
 // call Failed on each detection and act when Pending turns false (the ready
-// callback); every object is then placed again, since the node set grew.
+// callback); when the node set grew, every object has been placed again.
 type Replacer struct {
 	rt      *sim.Runtime
 	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces, or None: a slot of its own
