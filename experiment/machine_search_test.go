@@ -472,9 +472,17 @@ func TestMachineSearchFarmStartMissedWorkers(t *testing.T) {
 // thread's own later tick before the data that tick follows; the new tick
 // re-posted under the replayed one's operation identifier was dropped as its
 // duplicate, and the block waited for ever. Re-execution now waits for the
-// duplicates live senders' counters say are in flight to the backup.
+// duplicates live senders' counters say are in flight to the backup. Its
+// first version hung in turn at seed 32014 (FTSIM_MACHINE_SEEDS=32000,
+// short bursts): thread 1 waited for a duplicate from thread 2, whose node
+// failed 2.4 µs later, before it had left; thread 2, re-executed, did not
+// post it again while thread 1 waited. A wait for a sender lost since now
+// ends.
 func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
-	runMachineCases(t, []machineCase{{"dp", "dps", "protocol.every=0", 25029, "short", true}})
+	runMachineCases(t, []machineCase{
+		{"dp", "dps", "protocol.every=0", 25029, "short", true},
+		{"dp", "dps", "protocol.backup_offset=2", 32014, "short", true},
+	})
 }
 
 // A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,

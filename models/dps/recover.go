@@ -74,6 +74,7 @@ func (p *Protocol) recover(f sim.Failure) {
 		p.giveUp(f, sim.None)
 		return
 	}
+	p.forgetLostSenders()
 	// drop the backups that died
 	for i := range p.th {
 		t := &p.th[i]
@@ -191,6 +192,26 @@ func (p *Protocol) inFlight(id sim.ObjID, bk *backup) map[msgKey]bool {
 		}
 	}
 	return out
+}
+
+// forgetLostSenders stops the re-executions waiting for duplicates from a
+// thread lost since they began: a duplicate whose sender died before its
+// last byte left is lost, and the sender's own re-execution, which may need
+// the waiting thread's outputs, re-posts it (inFlight's rule for a lost
+// sender).
+func (p *Protocol) forgetLostSenders() {
+	rt := p.RT
+	for i := range p.th {
+		t, id := &p.th[i], sim.ObjID(i)
+		if len(t.ord.wait) == 0 || rt.Lost(id) {
+			continue
+		}
+		n := len(t.ord.wait)
+		maps.DeleteFunc(t.ord.wait, func(k msgKey, _ bool) bool { return rt.Lost(k.src) })
+		if len(t.ord.wait) < n {
+			p.deliverReplay(id, p.advance(id))
+		}
+	}
 }
 
 // holds reports whether thread src still holds back its data object op to dst.
