@@ -395,6 +395,8 @@ func TestOverrideErrors(t *testing.T) {
 			`x.toml:1: seed: want an integer, got a string`},
 		{"override of file key blames override", "[detection]\nperiod = \"1s\"\n", []string{"detection.timeout=500ms"},
 			`--set detection.timeout: timeout (500ms) must be ≥ period (1s)`},
+		{"combination blames the override", "[cluster]\nnodes = 16\n", []string{"cluster.spares=100000000"},
+			`--set cluster.spares: nodes + spares must be ≤ 16777216, got 16 + 100000000`},
 	})
 }
 

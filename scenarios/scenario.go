@@ -323,10 +323,16 @@ func (s *Scenario) errorf(key, format string, args ...any) *Error {
 	return &Error{File: s.File, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-// blame returns the first of keys that was set explicitly, so that an
-// error about a combination of values points at a line the user wrote;
-// the first key when none was.
+// blame returns the first of keys set by a --set override, else the first
+// set in a file, so that an error about a combination of values points at
+// what the user wrote last (an override of a shipped scenario, not the
+// file's line); the first key when none was set.
 func (s *Scenario) blame(keys ...string) string {
+	for _, k := range keys {
+		if o, ok := s.origins[k]; ok && o.src.override != "" {
+			return k
+		}
+	}
 	for _, k := range keys {
 		if _, ok := s.origins[k]; ok {
 			return k
