@@ -498,3 +498,19 @@ func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
 func TestMachineSearchRestartRegrows(t *testing.T) {
 	runMachineCases(t, []machineCase{{"dp", "cpr", `protocol.image="1MB"`, 24029, "", true}})
 }
+
+// A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=38000, short bursts) that stopped with nothing left
+// to run: pida under dps with two backups per thread, rotated three nodes
+// on, as nodes 1, 0 and 3 of 4 failed one after another. Node 1's failure
+// regenerated thread 0's second backup, on node 2, with the order
+// regenerate foresees for the inbox (ranks 36 to 38, object {7 2} at 37).
+// Node 0's failure re-activated thread 0 from its other backup, whose log
+// was empty, and the new incarnation handled {7 2} at rank 36; node 3's then
+// re-activated it from node 2, whose log now listed {7 2} at 36 and at 37,
+// and the replay waited for ever for a second {7 2}. An activation now
+// drops, at every backup of the thread, the ranks after the prefix it
+// replays.
+func TestMachineSearchStaleOrderLog(t *testing.T) {
+	runMachineCases(t, []machineCase{{"pida", "dps", "protocol.backup_offset=3", 38026, "short", true}})
+}

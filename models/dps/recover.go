@@ -254,6 +254,20 @@ func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
 func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) {
 	rt := p.RT
 	t := &p.th[id]
+	// The new incarnation replays bk's log up to its first gap, then picks
+	// its own order: every logged rank after that prefix, at bk or at
+	// another backup, is the lost incarnation's (a determinant whose output
+	// never left, or the order regenerate foresaw for its inbox) and would
+	// list an object a second time once the new one logs it at another rank.
+	last := bk.ck.count
+	for _, ok := bk.log[last+1]; ok; _, ok = bk.log[last+1] {
+		last++
+	}
+	for _, b := range t.backups {
+		if p.valid(b) {
+			p.truncateLog(b, last)
+		}
+	}
 	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
 	p.memAdd(bk.node, memState, -bk.ck.size)
 	p.memAdd(bk.node, memQueue, -bk.bytes)
@@ -329,6 +343,17 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	}
 	if p.cfg.Period > 0 {
 		p.armTimer(id)
+	}
+}
+
+// truncateLog drops the handling ranks after last from backup bk's log.
+func (p *Protocol) truncateLog(bk *backup, last uint64) {
+	for r := range bk.log {
+		if r > last {
+			delete(bk.log, r)
+			bk.bytes -= p.cfg.EntryBytes
+			p.memAdd(bk.node, memQueue, -p.cfg.EntryBytes)
+		}
 	}
 }
 
