@@ -196,26 +196,39 @@ func varyEntryErr(base *scenarios.Scenario, i int, format string, args ...any) e
 	return err
 }
 
-// varyErr locates at its [sweep] vary entry an error about a value that
-// entry gave at a point of settings set: the value is applied as an
-// override, so the scenario reports it as "--set key", which the user
-// never wrote. It reports false for other errors.
+// varyErr locates an error about a value a varied key took at a point of
+// settings set where the user gave it: the value is applied as an override,
+// so the scenario reports it as "--set key", which the user never wrote. A
+// value of the scenario's [sweep] vary list is reported at its entry, one of
+// a --vary flag as "--vary key=value". It reports false for other errors.
 func (sw *Sweep) varyErr(set []Setting, err error) (error, bool) {
 	var e *scenarios.Error
 	if !errors.As(err, &e) {
 		return err, false
 	}
 	key, ok := strings.CutPrefix(e.File, "--set ")
-	i, fromFile := sw.fileVary[key]
-	if !ok || !fromFile {
+	if !ok {
 		return err, false
 	}
+	i, fromFile := sw.fileVary[key]
 	for _, st := range set {
-		if st.Key == key {
+		if st.Key != key {
+			continue
+		}
+		if fromFile {
 			return varyEntryErr(sw.base, i, "%s: %s", st, e.Msg), true
 		}
+		flag := *e
+		flag.File = "--vary " + st.String()
+		if flag.Key == key {
+			flag.Key = "" // the flag names it
+		}
+		return &flag, true
 	}
-	return varyEntryErr(sw.base, i, "%s", e.Msg), true
+	if fromFile {
+		return varyEntryErr(sw.base, i, "%s", e.Msg), true
+	}
+	return err, false
 }
 
 // applySettings returns base with a point's settings applied, in the order

@@ -79,9 +79,10 @@ func TestNewSweep(t *testing.T) {
 		reps   int
 		want   string
 	}{
-		{[]Vary{{"cluster.nodez", []string{"1"}}}, 1, "cluster.nodez"},
-		{[]Vary{{"cluster.nodes", []string{"2", "-1"}}}, 1, "cluster.nodes"},
-		{[]Vary{{"cluster.nodes", []string{"0"}}}, 1, "cluster.nodes"},
+		{[]Vary{{"cluster.nodez", []string{"1"}}}, 1, `--vary cluster.nodez=1: unknown key "cluster.nodez" (did you mean "nodes"?)`},
+		{[]Vary{{"cluster.nodes", []string{"2", "-1"}}}, 1, "--vary cluster.nodes=-1: must be ≥ 1, got -1"},
+		{[]Vary{{"cluster.nodes", []string{"0"}}}, 1, "--vary cluster.nodes=0: must be ≥ 1, got 0"},
+		{[]Vary{{"cluster.nodes", []string{"many"}}}, 1, "--vary cluster.nodes=many: want an integer, got a string"},
 		{[]Vary{{"cluster.nodes", []string{"1"}}, {"cluster.nodes", []string{"2"}}}, 1, "varied twice"},
 		{[]Vary{{"cluster.nodes|seed", []string{"1"}}, {"cluster.nodes", []string{"2"}}}, 1, "varied twice"},
 		{nil, 0, "reps"},
@@ -114,7 +115,7 @@ func TestNewSweepReps(t *testing.T) {
 // with its file and line, whether the entry is malformed or one of its values
 // is wrong for the scenario (found building the sweep or preparing a point),
 // rather than a "--set" or "--vary" the user never wrote. A value given on
-// the command line is still reported as such.
+// the command line is reported as the --vary flag's, not as a "--set".
 func TestSweepVaryErrorsLocated(t *testing.T) {
 	line := strings.Count(small, "\n") + 2 // small, then [sweep], then vary
 	at := func(i int, msg string) string { return fmt.Sprintf("v.toml:%d: sweep.vary[%d]: %s", line, i, msg) }
@@ -132,7 +133,7 @@ func TestSweepVaryErrorsLocated(t *testing.T) {
 		{`"protocol.kind=cpr", "protocol.period=1s,soon"`, nil, at(1, `protocol.period=soon: invalid duration "soon"`)},
 		// found when the point is prepared, not when the sweep is built
 		{`"seed=1", "workload.width=32,0"`, nil, at(1, "workload.width=0: workload.width and height must be")},
-		{`"cluster.nodes=2"`, []Vary{{"cluster.nodes", []string{"-1"}}}, "sweep point cluster.nodes=-1: --set cluster.nodes: must be ≥ 1"},
+		{`"cluster.nodes=2"`, []Vary{{"cluster.nodes", []string{"-1"}}}, "--vary cluster.nodes=-1: must be ≥ 1, got -1"},
 		// each linked key is located at its entry
 		{`"seed=1", "cluster.nodes|workload.width=2|32,4|0"`, nil, at(1, "workload.width=0: workload.width and height must be")},
 		{`"seed|cluster.nodes=1|2,2|-1"`, nil, at(0, "cluster.nodes=-1: must be ≥ 1, got -1")},
