@@ -210,25 +210,22 @@ func (sw *Sweep) varyErr(set []Setting, err error) (error, bool) {
 	if !ok {
 		return err, false
 	}
-	i, fromFile := sw.fileVary[key]
-	for _, st := range set {
-		if st.Key != key {
-			continue
+	j := slices.IndexFunc(set, func(st Setting) bool { return st.Key == key })
+	if i, fromFile := sw.fileVary[key]; fromFile {
+		if j < 0 {
+			return varyEntryErr(sw.base, i, "%s", e.Msg), true
 		}
-		if fromFile {
-			return varyEntryErr(sw.base, i, "%s: %s", st, e.Msg), true
-		}
-		flag := *e
-		flag.File = "--vary " + st.String()
-		if flag.Key == key {
-			flag.Key = "" // the flag names it
-		}
-		return &flag, true
+		return varyEntryErr(sw.base, i, "%s: %s", set[j], e.Msg), true
 	}
-	if fromFile {
-		return varyEntryErr(sw.base, i, "%s", e.Msg), true
+	if j < 0 {
+		return err, false
 	}
-	return err, false
+	flag := *e
+	flag.File = "--vary " + set[j].String()
+	if flag.Key == key {
+		flag.Key = "" // the flag names it
+	}
+	return &flag, true
 }
 
 // applySettings returns base with a point's settings applied, in the order

@@ -210,13 +210,9 @@ func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey
 	t := &p.th[id]
 	t.ord.order = t.ord.order[:0]
 	logged := map[msgKey]bool{}
-	for r := ck.count + 1; ; r++ {
-		k, ok := log[r]
-		if !ok {
-			break // a gap: nothing handled from there on had visible consequences
-		}
-		t.ord.order = append(t.ord.order, k)
-		logged[k] = true
+	for r, last := ck.count+1, loggedThrough(ck.count, log); r <= last; r++ {
+		t.ord.order = append(t.ord.order, log[r])
+		logged[log[r]] = true
 	}
 	t.ord.parked = map[msgKey]*sim.Message{}
 	t.ord.rest, t.ord.late = nil, nil
@@ -231,6 +227,18 @@ func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey
 	t.ord.wait = inFlight
 	t.ord.replay = true
 	return p.advance(id)
+}
+
+// loggedThrough is the last rank of the unbroken run of log entries after
+// count: a re-execution replays that run, and nothing handled after its first
+// gap had visible consequences.
+func loggedThrough(count uint64, log map[uint64]msgKey) uint64 {
+	for {
+		if _, ok := log[count+1]; !ok {
+			return count
+		}
+		count++
+	}
 }
 
 // advance returns the logged objects that can be delivered now, in order, and

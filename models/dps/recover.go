@@ -259,10 +259,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	// another backup, is the lost incarnation's (a determinant whose output
 	// never left, or the order regenerate foresaw for its inbox) and would
 	// list an object a second time once the new one logs it at another rank.
-	last := bk.ck.count
-	for _, ok := bk.log[last+1]; ok; _, ok = bk.log[last+1] {
-		last++
-	}
+	last := loggedThrough(bk.ck.count, bk.log)
 	for _, b := range t.backups {
 		if p.valid(b) {
 			p.truncateLog(b, last)

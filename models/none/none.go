@@ -69,7 +69,7 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 		if failed == sim.None {
 			return false // regrow takes another
 		}
-	} else if !inSlots(rt, f.Node) {
+	} else if rt.SlotIndex(f.Node) < 0 {
 		return false
 	}
 	spare, ok := rt.TakeSpare(r.booted)
@@ -209,13 +209,4 @@ func (r *Restarter) maybeRestart() {
 		}
 		rt.ResumeApp()
 	})
-}
-
-func inSlots(rt *sim.Runtime, n sim.NodeID) bool {
-	for _, s := range rt.Slots() {
-		if s == n {
-			return true
-		}
-	}
-	return false
 }

@@ -116,14 +116,20 @@ func TestRestartRegrowsFromThePool(t *testing.T) {
 		{"one spare", 1, 4, 700 * sim.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w, _ := synthetic.New(synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}, 4)
+			w, err := synthetic.New(synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
 			cfg := sim.DefaultConfig()
 			cfg.Nodes, cfg.Spares = 4, c.spares
 			cfg.Repair = sim.Millisecond
 			cfg.Failures = sim.ScriptedFailures
 			cfg.Planned = []sim.ScriptedFailure{{Node: 2, Progress: 0.5, ByProgress: true}, {Node: 1, Progress: 0.5, ByProgress: true},
 				{Node: 0, At: 300 * sim.Millisecond}}
-			rt, _ := sim.New(cfg, w, none.New())
+			rt, err := sim.New(cfg, w, none.New())
+			if err != nil {
+				t.Fatal(err)
+			}
 			res := rt.Run()
 			if !res.Finished || !res.Outcome.OK || res.Stats.Restarts != 2 {
 				t.Fatalf("finished %v outcome %+v restarts %d", res.Finished, res.Outcome, res.Stats.Restarts)
