@@ -20,8 +20,18 @@ import (
 // the same node in local mode (the tuple is logged on the buddy, which is
 // the receiver's buddy too).
 func (p *Protocol) sendDirect(s *object, e *entry) {
-	if !p.live(s, e) || e.tn != 0 || e.old || e.asking || p.RT.Lost(e.dst) {
+	if !p.live(s, e) || e.old || e.asking || p.RT.Lost(e.dst) {
 		return // the resend after the receiver's restart sends it again
+	}
+	if e.tn != 0 {
+		// A re-executed send whose TN the receiver told before it left:
+		// the receiver had ticketed the copy the sender's lost life sent.
+		// The resend of a later restart of the receiver may have come and
+		// gone before this entry was logged; the message goes with its TN.
+		if !e.given {
+			p.transmit(s, e)
+		}
+		return
 	}
 	if s.node == p.objs[e.dst].node {
 		p.localTicket(s, e)
