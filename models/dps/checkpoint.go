@@ -193,8 +193,12 @@ func (p *Protocol) takeState(id sim.ObjID) (ck *ckptData, inbox []*sim.Message, 
 	}
 	t := &p.th[id]
 	p.stamp++
-	return &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
-		pst: t.pst.clone(), processed: t.processed.clone()}, inbox, true
+	ck = &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
+		pst: t.pst.clone(), processed: t.processed.clone()}
+	if p.cfg.Audit {
+		ck.hist = slices.Clone(t.hist)
+	}
+	return ck, inbox, true
 }
 
 // registered reports whether bk is still one of object id's backups.
@@ -212,6 +216,9 @@ func (p *Protocol) registered(id sim.ObjID, bk *backup) bool {
 // but not on the one the thread was re-activated from, and the backup's
 // queue no longer holds what the checkpoint would need. The re-executed
 // thread catches up with that state, and its later checkpoints replace it.
+// (An order-logging thread may re-execute another order than that state's:
+// activate marks such a backup stale, and it is no source until a
+// checkpoint replaces its state.)
 func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 	if !p.registered(id, bk) || !p.valid(bk) || ck.act != p.th[id].ord.act {
 		return
@@ -232,7 +239,7 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 		old = bk.ck.size
 	}
 	p.memAdd(bk.node, memState, ck.size-old)
-	bk.ck, bk.ready = ck, true
+	bk.ck, bk.ready, bk.stale = ck, true, false
 	for _, k := range sortedKeys(&bk.queue) {
 		if ck.processed.has(k.src, k.op) {
 			p.unstore(bk, k)

@@ -139,6 +139,7 @@ type Counters struct {
 	WrongDrops                 int64 // dropped objects that were not re-posts (must stay 0)
 	OvertakenOriginals         int64 // originals dropped because their re-post, sent after their sender's failure, arrived first
 	Regenerated                int   // backup threads created after a failure
+	StaleBackups               int   // LogOrder: live backups whose state or log disagreed with the order a re-activated thread replays (activate)
 	GapForwards                int64 // copies forwarded to regenerated backups
 	Resent                     int   // tasks resent by the split after a failure
 	Reassigned                 int   // Shrink: of those, tasks resent to another thread of the collection
@@ -147,6 +148,7 @@ type Counters struct {
 	StaleResults               int64 // results of tasks handed out by a lost split, dropped
 	SeqMismatches              int64 // Audit: dropped re-posts whose sequence number differed
 	DoubleProcessed            int64 // Audit: an object handled twice by one incarnation (must stay 0)
+	OrderConflicts             int64 // Audit, LogOrder: re-activations whose order contradicts an acknowledged one (must stay 0)
 	Determinants               int64 // LogOrder: handling-order entries sent to backups
 	DeterminantBytes           int64
 	Held                       int64 // LogOrder: outputs held back until their determinants arrived
@@ -264,6 +266,7 @@ type ckptData struct {
 	pst       pstate
 	processed *idSet
 	queue     []*sim.Message // regeneration: stored duplicates to carry over
+	hist      []msgKey       // Audit, LogOrder: the thread's handling order up to count
 }
 
 // stored is a duplicate in a backup's queue, with its wire size: pruning
@@ -280,6 +283,10 @@ type backup struct {
 	inc   uint32
 	gen   uint32 // the owner's backup generation when this backup was registered
 	ready bool   // a state has arrived
+	// stale: the state or log disagrees with the handling order the thread
+	// re-executes since an activation (activate); not a source until a
+	// checkpoint of the current incarnation replaces the state
+	stale bool
 	ck    *ckptData
 	queue peermap.Map[msgKey, stored] // stored duplicates
 	bytes int64                       // queue and log bytes accounted
@@ -324,6 +331,10 @@ type thread struct {
 	later []laterSend
 	// audit
 	dispatched map[msgKey]struct{}
+	// hist is the order-logging thread's handling order, by rank (rank r at
+	// r-1); acked is the longest prefix of it the protocol has counted as at
+	// every backup (ord.ackN), on which released outputs may depend
+	hist, acked []msgKey
 	// hw tells a re-posted data object from a new one: per receiver, the
 	// highest rank sent in the current life, plus one. It survives the
 	// thread's restores (it is what re-execution is checked against).

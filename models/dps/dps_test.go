@@ -65,8 +65,9 @@ func checkClean(t *testing.T, name string, res sim.Result, p *Protocol) {
 	if !res.Finished || !res.Outcome.OK {
 		t.Fatalf("%s: finished %v, outcome %+v, note %q", name, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
 	}
-	if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 {
-		t.Fatalf("%s: %d objects dropped that were not re-posts, %d handled twice", name, p.C.WrongDrops, p.C.DoubleProcessed)
+	if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 || p.C.OrderConflicts != 0 {
+		t.Fatalf("%s: %d objects dropped that were not re-posts, %d handled twice, %d re-activations against the acknowledged order",
+			name, p.C.WrongDrops, p.C.DoubleProcessed, p.C.OrderConflicts)
 	}
 	simtest.AuditMemory(t, name, p)
 }

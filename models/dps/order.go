@@ -85,6 +85,9 @@ func (p *Protocol) logDispatch(id sim.ObjID, m *sim.Message) {
 	t := &p.th[id]
 	t.ord.dispN++
 	idx, key, act := t.ord.dispN, msgKey{m.Src, m.Hdr.Op}, t.ord.act
+	if p.cfg.Audit {
+		t.hist = append(t.hist, key)
+	}
 	if t.ord.pend == nil {
 		t.ord.pend = map[uint64]int{}
 	}
@@ -146,6 +149,9 @@ func (p *Protocol) ackOrder(id sim.ObjID, act uint32, idx uint64) {
 		}
 		delete(t.ord.pend, t.ord.ackN+1)
 		t.ord.ackN++
+	}
+	if p.cfg.Audit && t.ord.ackN > uint64(len(t.acked)) {
+		t.acked = append(t.acked, t.hist[len(t.acked):t.ord.ackN]...)
 	}
 	i := 0
 	for i < len(t.ord.held) && t.ord.need[i] <= t.ord.ackN {

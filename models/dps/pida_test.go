@@ -62,8 +62,8 @@ func TestPidaFailures(t *testing.T) {
 				}
 				t.Fatalf("finished %v at %v, outcome %+v, counters %+v", res.Finished, res.Makespan, res.Outcome, p.C)
 			}
-			if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 {
-				t.Fatalf("%d wrong drops, %d objects handled twice", p.C.WrongDrops, p.C.DoubleProcessed)
+			if p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 || p.C.OrderConflicts != 0 {
+				t.Fatalf("%d wrong drops, %d objects handled twice, %d order conflicts", p.C.WrongDrops, p.C.DoubleProcessed, p.C.OrderConflicts)
 			}
 			if p.C.Recovered != c.recovered || res.Stats.Unrecoverable != 0 {
 				t.Fatalf("%d threads recovered, want %d; %d unrecoverable", p.C.Recovered, c.recovered, res.Stats.Unrecoverable)
@@ -134,7 +134,7 @@ func TestPidaFailureSweep(t *testing.T) {
 				}
 				st := wl.SearchStats(objs)
 				_, before := wl.ReferenceExpanded()
-				if !res.Finished || !res.Outcome.OK || p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 || res.Stats.Unrecoverable != 0 ||
+				if !res.Finished || !res.Outcome.OK || p.C.WrongDrops != 0 || p.C.DoubleProcessed != 0 || p.C.OrderConflicts != 0 || res.Stats.Unrecoverable != 0 ||
 					st.Anomalies != 0 || st.BeforeLast != before {
 					t.Errorf("every %d, node %d at %.1f then node %d: finished %v, outcome %+v, %d anomalies, %d expanded before the last iteration (reference %d), counters %+v",
 						every, node, at, (node+2)%4, res.Finished, res.Outcome, st.Anomalies, st.BeforeLast, before, p.C)

@@ -123,10 +123,10 @@ func (p *Protocol) recover(f sim.Failure) {
 }
 
 // source is the backup object id is re-activated from: the first live,
-// ready and complete one.
+// ready, complete one that is not stale.
 func (p *Protocol) source(id sim.ObjID) *backup {
 	for _, bk := range p.th[id].backups {
-		if bk.ready && p.valid(bk) && p.complete(id, bk) {
+		if bk.ready && !bk.stale && p.valid(bk) && p.complete(id, bk) {
 			return bk
 		}
 	}
@@ -236,10 +236,7 @@ func (p *Protocol) giveUp(f sim.Failure, id sim.ObjID) {
 		t := &p.th[i]
 		for _, bk := range t.backups {
 			if p.valid(bk) {
-				if bk.ready {
-					p.memAdd(bk.node, memState, -bk.ck.size)
-				}
-				p.memAdd(bk.node, memQueue, -bk.bytes)
+				p.release(bk)
 			}
 		}
 		t.backups = nil
@@ -260,14 +257,31 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	// never left, or the order regenerate foresaw for its inbox) and would
 	// list an object a second time once the new one logs it at another rank.
 	last := loggedThrough(bk.ck.count, bk.log)
+	stale := false
 	for _, b := range t.backups {
-		if p.valid(b) {
-			p.truncateLog(b, last)
+		if b == bk {
+			continue
+		}
+		p.truncateLog(b, last) // (recover has dropped the dead backups)
+		if p.logging(t) && b.ready && !b.stale && (b.ck.count > last || loggedThrough(b.ck.count, b.log) < last) {
+			// b disagrees with the order the new incarnation continues: its
+			// state is ahead of that prefix (it handled ranks the new
+			// incarnation may fill with other objects), or its log misses
+			// ranks the prefix holds in bk's state, which no determinant
+			// will bring again. Activated, it would re-execute a history
+			// other than the one the new incarnation counts as at every
+			// backup, on which the outputs it releases depend. It still stores
+			// the duplicates it holds and receives (dropping it would lose
+			// those on their way to no other backup), and a checkpoint of
+			// the new incarnation that covers its state makes it a source
+			// again (install).
+			b.stale = true
+			stale = true
+			p.C.StaleBackups++
 		}
 	}
 	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
-	p.memAdd(bk.node, memState, -bk.ck.size)
-	p.memAdd(bk.node, memQueue, -bk.bytes)
+	p.release(bk)
 	ck := bk.ck
 	msgs := make([]*sim.Message, 0, bk.queue.Len())
 	for _, k := range sortedKeys(&bk.queue) {
@@ -281,8 +295,11 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	// re-execution starts so that its checkpoints follow it: the state and
 	// bk.bytes, which counts both the queue and the handling-order log
 	p.addBackup(id, bk.node, &ckptData{stamp: ck.stamp, act: t.ord.act, count: ck.count, log: maps.Clone(bk.log), initial: ck.initial,
-		unstarted: ck.unstarted, state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs)},
+		unstarted: ck.unstarted, state: ck.state, size: ck.size, pst: ck.pst, processed: ck.processed, queue: slices.Clone(msgs), hist: ck.hist},
 		ck.size+bk.bytes)
+	if p.cfg.Audit && p.logging(t) {
+		p.auditOrder(t, ck, bk.log, last)
+	}
 
 	t.pst = ck.pst.clone()
 	t.later = t.later[:0]
@@ -341,6 +358,41 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	if p.cfg.Period > 0 {
 		p.armTimer(id)
 	}
+	if stale {
+		// once the replay is over, whatever the checkpoint schedule
+		p.whenSettled(id, func() {
+			if !p.fallback {
+				p.checkpoint(id)
+			}
+		})
+	}
+}
+
+// auditOrder checks that the order thread t is re-activated with, ck's and
+// then log's up to rank last, extends what its earlier incarnations had
+// acknowledged (outputs released since may depend on all of it), and makes
+// it the thread's history.
+func (p *Protocol) auditOrder(t *thread, ck *ckptData, log map[uint64]msgKey, last uint64) {
+	h := slices.Clone(ck.hist)
+	for r := ck.count + 1; r <= last; r++ {
+		h = append(h, log[r])
+	}
+	if len(h) < len(t.acked) || !slices.Equal(h[:len(t.acked)], t.acked) {
+		p.C.OrderConflicts++
+	}
+	t.hist = slices.Clone(ck.hist)
+	if len(t.acked) < len(t.hist) {
+		t.acked = slices.Clone(t.hist) // ackN is ck.count from now on
+	}
+}
+
+// release frees the memory backup bk holds on its node: its state once it
+// is ready, its queue and log.
+func (p *Protocol) release(bk *backup) {
+	if bk.ready {
+		p.memAdd(bk.node, memState, -bk.ck.size)
+	}
+	p.memAdd(bk.node, memQueue, -bk.bytes)
 }
 
 // truncateLog drops the handling ranks after last from backup bk's log.

@@ -79,16 +79,18 @@ func TestDPSRegressions(t *testing.T) {
 		bandwidth     float64 // 0: baseConfig's
 		overtaken     bool    // an original arrives after its re-post
 		unrecoverable bool    // DPS restarts from scratch once
+		stale         bool    // a backup disagrees with a re-activation's order (StaleBackups)
 	}{
-		{"stale checkpoint", sim.Microsecond, []fail{{Node: 0, At: 8463966}, {Node: 1, At: 8584879}}, 2, 2, 1, 0, 0, false, false},
-		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, 0, false, false},
-		{"stale determinant", sim.Microsecond, []fail{at(1, 0.5), at(2, 0.7)}, 0, 2, 1, 32, 0, false, false},
+		{"stale checkpoint", sim.Microsecond, []fail{{Node: 0, At: 8463966}, {Node: 1, At: 8584879}}, 2, 2, 1, 0, 0, false, false, false},
+		{"early checkpoint", sim.Millisecond, []fail{at(1, 0.1), at(0, 0.25)}, 2, 1, 1, 2048, 0, false, false, false},
+		{"stale determinant", sim.Microsecond, []fail{at(1, 0.5), at(2, 0.7)}, 0, 2, 1, 32, 0, false, false, false},
 		// with 16 KB frames (a fault-free run of 373 ms; the case of 2 KB
 		// frames no longer occurs since pida's donors keep their last move)
-		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, 0, true, false},
-		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, 0, false, true},
-		{"lost in flight", sim.Millisecond, []fail{at(1, 0.05), at(2, 0.1)}, 2, 1, 2, 2048, 0, false, true},
-		{"backup ahead", sim.Microsecond, []fail{{Node: 3, At: 9381900}, {Node: 0, At: 9757176}}, 1, 2, 2, 0, 1e7, false, false},
+		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, 0, true, false, false},
+		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, 0, false, true, false},
+		{"lost in flight", sim.Millisecond, []fail{at(1, 0.05), at(2, 0.1)}, 2, 1, 2, 2048, 0, false, true, false},
+		{"backup ahead", sim.Microsecond, []fail{{Node: 3, At: 9381900}, {Node: 0, At: 9757176}}, 1, 2, 2, 0, 1e7, false, false, false},
+		{"backup missing a rank", sim.Microsecond, []fail{{Node: 0, At: 3497556}, {Node: 1, At: 3555848}}, 1, 2, 1, 0, 0, false, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
@@ -120,6 +122,9 @@ func TestDPSRegressions(t *testing.T) {
 			}
 			if p.C.Recovered == 0 {
 				t.Fatalf("no thread was re-activated: the plan no longer exercises recovery")
+			}
+			if c.stale != (p.C.StaleBackups > 0) {
+				t.Fatalf("%d backups stale at a re-activation, want some: %v", p.C.StaleBackups, c.stale)
 			}
 			if c.overtaken != (p.C.OvertakenOriginals > 0) {
 				t.Fatalf("%d originals overtaken by their re-post, want some: %v", p.C.OvertakenOriginals, c.overtaken)

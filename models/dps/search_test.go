@@ -133,7 +133,7 @@ func searchPlans(t *testing.T, plans func(each func(name string, cfg sim.Config,
 		res, p := runDPS(t, cfg, wl, pc)
 		simtest.AuditMemory(t, name, p)
 		clean := res.Finished && res.Outcome.OK && p.C.WrongDrops == 0 && p.C.DoubleProcessed == 0
-		if !clean && res.Stats.Unrecoverable == 0 {
+		if p.C.OrderConflicts != 0 || !clean && res.Stats.Unrecoverable == 0 {
 			t.Errorf("%s: finished %v, outcome %+v, counters %+v", name, res.Finished, res.Outcome, p.C)
 		}
 	})
