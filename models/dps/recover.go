@@ -258,12 +258,21 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	// list an object a second time once the new one logs it at another rank.
 	last := loggedThrough(bk.ck.count, bk.log)
 	stale := false
-	for _, b := range t.backups {
-		if b == bk {
-			continue
+	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool {
+		switch {
+		case b == bk:
+			return true
+		case !b.ready:
+			// Its first state is one the lost incarnation took (install
+			// ignores it, or it died with the node) or was to take: it
+			// would never be ready, and still count as one of the
+			// thread's backups. regenerate replaces it by one registered
+			// now, whose state the new incarnation takes.
+			p.release(b)
+			return true
 		}
 		p.truncateLog(b, last) // (recover has dropped the dead backups)
-		if p.logging(t) && b.ready && !b.stale && (b.ck.count > last || loggedThrough(b.ck.count, b.log) < last) {
+		if p.logging(t) && !b.stale && (b.ck.count > last || loggedThrough(b.ck.count, b.log) < last) {
 			// b disagrees with the order the new incarnation continues: its
 			// state is ahead of that prefix (it handled ranks the new
 			// incarnation may fill with other objects), or its log misses
@@ -279,8 +288,8 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 			stale = true
 			p.C.StaleBackups++
 		}
-	}
-	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool { return b == bk })
+		return false
+	})
 	p.release(bk)
 	ck := bk.ck
 	msgs := make([]*sim.Message, 0, bk.queue.Len())
