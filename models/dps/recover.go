@@ -257,39 +257,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	// never left, or the order regenerate foresaw for its inbox) and would
 	// list an object a second time once the new one logs it at another rank.
 	last := loggedThrough(bk.ck.count, bk.log)
-	stale := false
-	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool {
-		switch {
-		case b == bk:
-			return true
-		case !b.ready:
-			// Its first state is one the lost incarnation took (install
-			// ignores it, or it died with the node) or was to take: it
-			// would never be ready, and still count as one of the
-			// thread's backups. regenerate replaces it by one registered
-			// now, whose state the new incarnation takes.
-			p.release(b)
-			return true
-		}
-		p.truncateLog(b, last) // (recover has dropped the dead backups)
-		if p.logging(t) && !b.stale && (b.ck.count > last || loggedThrough(b.ck.count, b.log) < last) {
-			// b disagrees with the order the new incarnation continues: its
-			// state is ahead of that prefix (it handled ranks the new
-			// incarnation may fill with other objects), or its log misses
-			// ranks the prefix holds in bk's state, which no determinant
-			// will bring again. Activated, it would re-execute a history
-			// other than the one the new incarnation counts as at every
-			// backup, on which the outputs it releases depend. It still stores
-			// the duplicates it holds and receives (dropping it would lose
-			// those on their way to no other backup), and a checkpoint of
-			// the new incarnation that covers its state makes it a source
-			// again (install).
-			b.stale = true
-			stale = true
-			p.C.StaleBackups++
-		}
-		return false
-	})
+	stale := p.reconcile(t, bk, last)
 	p.release(bk)
 	ck := bk.ck
 	msgs := make([]*sim.Message, 0, bk.queue.Len())
@@ -375,6 +343,46 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 			}
 		})
 	}
+}
+
+// reconcile settles, as thread t is re-activated from bk, whose replayed
+// prefix ends at rank last, its other backups: it drops bk and those still
+// without a state, truncates the logs of the others after the prefix and
+// marks stale the ones at odds with it. It reports whether it marked any.
+func (p *Protocol) reconcile(t *thread, bk *backup, last uint64) (stale bool) {
+	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool {
+		switch {
+		case b == bk:
+			return true
+		case !b.ready:
+			// Its first state is one the lost incarnation took (install
+			// ignores it, or it died with the node) or was to take: it
+			// would never be ready, and still count as one of the
+			// thread's backups. regenerate replaces it by one registered
+			// now, whose state the new incarnation takes.
+			p.release(b)
+			return true
+		}
+		p.truncateLog(b, last) // (recover has dropped the dead backups)
+		if p.logging(t) && !b.stale && (b.ck.count > last || loggedThrough(b.ck.count, b.log) < last) {
+			// b disagrees with the order the new incarnation continues: its
+			// state is ahead of that prefix (it handled ranks the new
+			// incarnation may fill with other objects), or its log misses
+			// ranks the prefix holds in bk's state, which no determinant
+			// will bring again. Activated, it would re-execute a history
+			// other than the one the new incarnation counts as at every
+			// backup, on which the outputs it releases depend. It still stores
+			// the duplicates it holds and receives (dropping it would lose
+			// those on their way to no other backup), and a checkpoint of
+			// the new incarnation that covers its state makes it a source
+			// again (install).
+			b.stale = true
+			stale = true
+			p.C.StaleBackups++
+		}
+		return false
+	})
+	return stale
 }
 
 // auditOrder checks that the order thread t is re-activated with, ck's and
