@@ -279,7 +279,8 @@ const searchLimitFactor = 1000
 
 // runAudited runs replication 0 of p with its duration limit times factor
 // and reports an error if the protocol's memory accounting is off at the
-// end (sim.MemoryAuditor), whatever became of the run.
+// end (sim.MemoryAuditor), whatever became of the run, or if its oracle
+// audit found an anomaly (oracleAuditor).
 func runAudited(t *testing.T, name string, p *Point, factor sim.Time) Record {
 	t.Helper()
 	cfg, err := p.runConfig(0)
@@ -290,7 +291,13 @@ func runAudited(t *testing.T, name string, p *Point, factor sim.Time) Record {
 		cfg.Limit = min(cfg.Limit, sim.MaxDuration/factor) * factor // the most a run simulates
 	}
 	var proto sim.Protocol
-	res, err := p.simulate(cfg, func() sim.Protocol { proto = p.protocol(); return proto }, nil)
+	res, err := p.simulate(cfg, func() sim.Protocol {
+		proto = p.protocol()
+		if a, ok := proto.(oracleAuditor); ok {
+			a.EnableAudit()
+		}
+		return proto
+	}, nil)
 	if err != nil {
 		t.Fatalf("%s (limit %v): %v", name, cfg.Limit, err)
 	}
@@ -299,7 +306,19 @@ func runAudited(t *testing.T, name string, p *Point, factor sim.Time) Record {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+	if a, ok := proto.(oracleAuditor); ok {
+		if err := a.AuditErr(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 	return newRecord(p, 0, p.Seed(0), &res)
+}
+
+// oracleAuditor is a protocol with oracle bookkeeping (dps's Config.Audit)
+// that a search turns on before a run and checks after it.
+type oracleAuditor interface {
+	EnableAudit()
+	AuditErr() error
 }
 
 // noAnswerExpected reports whether a run could not end with the reference

@@ -442,6 +442,25 @@ func (p *Protocol) Start() {
 	p.setUp(p.statelessSet())
 }
 
+// EnableAudit turns Config.Audit on for a protocol made by New, before its run.
+func (p *Protocol) EnableAudit() { p.cfg.Audit = true }
+
+// AuditErr reports what the audit (Config.Audit) found wrong in a run: a
+// re-activation whose handling order contradicts the acknowledged one, and,
+// unless the application restarted from scratch (a reported unrecoverable
+// pattern, after which anything goes), a dropped object that was not a
+// re-post or an object handled twice by one incarnation.
+func (p *Protocol) AuditErr() error {
+	c := p.C
+	if c.OrderConflicts > 0 {
+		return fmt.Errorf("dps audit: %d re-activations against the acknowledged handling order", c.OrderConflicts)
+	}
+	if p.RT.Stats().Unrecoverable == 0 && (c.WrongDrops > 0 || c.DoubleProcessed > 0) {
+		return fmt.Errorf("dps audit: %d objects dropped that were not re-posts, %d handled twice by one incarnation", c.WrongDrops, c.DoubleProcessed)
+	}
+	return nil
+}
+
 // takeOver runs when the restart from scratch that followed an unrecoverable
 // pattern is done, before the application resumes: every thread starts a new
 // life from its initial state with backups placed as at the start (on the
