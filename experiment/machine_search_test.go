@@ -308,6 +308,22 @@ func TestMachineSearchAuditCases(t *testing.T) {
 	})
 }
 
+// Runs of the random-machine search with the extras (FTSIM_MACHINE_SEEDS=54000,
+// long and short bursts) whose dps oracle audit, on in the searches since
+// session 39, counted originals dropped that were not re-posts. Each was an
+// original dropped after its duplicate: the receiver, re-activated on its
+// backup's node, took the duplicate that arrived there (OnControl), and the
+// original, the same object, came second. The audit now counts those apart
+// (CopiesFirst); every run found ended with the reference answer.
+func TestMachineSearchDuplicateBeforeOriginal(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"stencil", "dps", "protocol.spread=true", 54033, "short", true},
+		{"stencil", "dps", "protocol.backups=2", 54011, "long", true},
+		{"life", "dps", "protocol.backups=2", 54016, "long", true},
+		{"life", "dps", "protocol.every=0", 54028, "short", true},
+	})
+}
+
 // A run of the random-machine search (FTSIM_MACHINE_SEEDS=10000) that ended
 // with a wrong answer: under replication a Game of Life tile's neighbour
 // ran on the borders of the tile's twin, which was ahead, and sent borders

@@ -303,6 +303,9 @@ func (p *Protocol) OnControl(m *sim.Message) {
 		}
 		a := appCopy(m)
 		t.received.add(a.Src, a.Hdr.Op)
+		if p.copyIn != nil {
+			p.copyIn[auditKey(a)] = true
+		}
 		p.forwardGap(t, a, n)
 		if t.ord.replay {
 			p.deliverReplay(id, p.park(id, a))

@@ -138,6 +138,7 @@ type Counters struct {
 	LateCopies                 int64 // duplicates reaching a re-activated backup that already had them
 	WrongDrops                 int64 // dropped objects that were not re-posts (must stay 0)
 	OvertakenOriginals         int64 // originals dropped because their re-post, sent after their sender's failure, arrived first
+	CopiesFirst                int64 // Audit: originals dropped because their duplicate, handed to the receiver re-activated on its backup's node, came first
 	Regenerated                int   // backup threads created after a failure
 	StaleBackups               int   // LogOrder: live backups whose state or log disagreed with the order a re-activated thread replays (activate)
 	GapForwards                int64 // copies forwarded to regenerated backups
@@ -371,6 +372,7 @@ type Protocol struct {
 	fallback bool
 	origSeq  map[[3]uint64]uint64 // Audit: auditKey -> original sequence number
 	repostIn map[[3]uint64]bool   // Audit: auditKey of the re-posts accepted (their original had not arrived)
+	copyIn   map[[3]uint64]bool   // Audit: auditKey of the duplicates a re-activated thread took over from its backup's node (OnControl)
 	copies   map[sim.ObjID][]taskCopy
 	splitGen uint32               // the split's generation: results of tasks of an older one are void
 	reassign bool                 // the split's object implements Reassigner
@@ -438,6 +440,7 @@ func (p *Protocol) Start() {
 	if p.cfg.Audit {
 		p.origSeq = map[[3]uint64]uint64{}
 		p.repostIn = map[[3]uint64]bool{}
+		p.copyIn = map[[3]uint64]bool{}
 	}
 	p.setUp(p.statelessSet())
 }

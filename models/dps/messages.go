@@ -168,9 +168,14 @@ func (p *Protocol) drop(m *sim.Message) {
 		// An original still on the wire when its sender failed may arrive
 		// after the re-executed sender's re-post of it (sent from a node
 		// nearer the receiver, or the receiver's own): dropping it is right.
-		if p.repostIn[auditKey(m)] {
+		switch k := auditKey(m); {
+		case p.repostIn[k]:
 			p.C.OvertakenOriginals++
-		} else {
+		case p.copyIn[k]:
+			// its duplicate reached the backup's node as the thread was
+			// re-activated there, and was handed over: the same object
+			p.C.CopiesFirst++
+		default:
 			p.C.WrongDrops++
 		}
 		return
