@@ -742,6 +742,7 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 // highest TN known that nobody holds were handed out before the crash and lost
 // on the way: they are handed out again first, then TNs continue after.
 func (p *Protocol) openGate(r *recovery, w *object) {
+	p.reserveTNs(w)
 	top := w.ckptTN
 	for tn := w.byTN.base; tn < w.byTN.end(); tn++ {
 		if _, ok := w.byTNAt(tn); ok {
@@ -783,6 +784,32 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 	}
 	r.open--
 	p.finishIfOpen(r)
+}
+
+// reserveTNs records in w's TN table the TNs that the logs of objects
+// lost now (their checkpoints' logs) hold for w: the restore of those
+// objects resends them with those TNs (resendFrom), after w's gate may
+// have opened, since detach opens it when their node fails, even with
+// their resends to w on the wire. Handed out to other messages meanwhile,
+// the TNs would make those resends stale, and w would never process them.
+func (p *Protocol) reserveTNs(w *object) {
+	for _, s := range p.objs {
+		if s == w || !p.RT.Lost(s.id) || s.ckpt == nil {
+			continue
+		}
+		l := s.ckpt.log // sorted by receiver, then SN
+		i, _ := slices.BinarySearchFunc(l, w.id, func(e entry, dst sim.ObjID) int { return cmp.Compare(e.dst, dst) })
+		for ; i < len(l) && l[i].dst == w.id; i++ {
+			e := &l[i]
+			k := pair{s.id, e.sn}
+			if e.tn <= w.ckptTN || e.old && e.oldGen == w.gen || w.tnOf(k) != 0 {
+				continue // not resent to w, or known
+			}
+			if _, taken := w.byTNAt(e.tn); !taken {
+				w.setTN(k, e.tn)
+			}
+		}
+	}
 }
 
 // finishIfOpen ends restart r once every gate of its objects is open.
