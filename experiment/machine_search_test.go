@@ -324,6 +324,19 @@ func TestMachineSearchDuplicateBeforeOriginal(t *testing.T) {
 	})
 }
 
+// Runs of the random-machine search with the extras (FTSIM_MACHINE_SEEDS=56000,
+// long bursts) that never finished: life and dp under mlog's fast restart
+// with multi_failure and buddy_offset = 2. Both hang on the build before a
+// restored object's gate reserved the TNs the checkpoint logs of lost
+// objects hold for it (TestFailureBurstRegressions, "TNs resent after the
+// gate opened"), and finish with it; they were not traced further.
+func TestMachineSearchGateReservesResentTNs(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"life", "mlog", "protocol.buddy_offset=2", 56014, "long", true},
+		{"dp", "mlog", "protocol.buddy_offset=2", 56036, "long", true},
+	})
+}
+
 // A run of the random-machine search (FTSIM_MACHINE_SEEDS=10000) that ended
 // with a wrong answer: under replication a Game of Life tile's neighbour
 // ran on the borders of the tile's twin, which was ahead, and sent borders
