@@ -257,7 +257,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	// never left, or the order regenerate foresaw for its inbox) and would
 	// list an object a second time once the new one logs it at another rank.
 	last := loggedThrough(bk.ck.count, bk.log)
-	stale := p.reconcile(t, bk, last)
+	p.reconcile(t, bk, last)
 	p.release(bk)
 	ck := bk.ck
 	msgs := make([]*sim.Message, 0, bk.queue.Len())
@@ -335,8 +335,9 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	if p.cfg.Period > 0 {
 		p.armTimer(id)
 	}
-	if stale {
-		// once the replay is over, whatever the checkpoint schedule
+	if slices.ContainsFunc(t.backups, func(b *backup) bool { return b.stale }) {
+		// once the replay is over, whatever the checkpoint schedule (one
+		// asked for by an earlier incarnation was void with it)
 		p.whenSettled(id, func() {
 			if !p.fallback {
 				p.checkpoint(id)
@@ -348,8 +349,8 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 // reconcile settles, as thread t is re-activated from bk, whose replayed
 // prefix ends at rank last, its other backups: it drops bk and those still
 // without a state, truncates the logs of the others after the prefix and
-// marks stale the ones at odds with it. It reports whether it marked any.
-func (p *Protocol) reconcile(t *thread, bk *backup, last uint64) (stale bool) {
+// marks stale the ones at odds with it.
+func (p *Protocol) reconcile(t *thread, bk *backup, last uint64) {
 	t.backups = slices.DeleteFunc(t.backups, func(b *backup) bool {
 		switch {
 		case b == bk:
@@ -377,12 +378,10 @@ func (p *Protocol) reconcile(t *thread, bk *backup, last uint64) (stale bool) {
 			// the new incarnation that covers its state makes it a source
 			// again (install).
 			b.stale = true
-			stale = true
 			p.C.StaleBackups++
 		}
 		return false
 	})
-	return stale
 }
 
 // auditOrder checks that the order thread t is re-activated with, ck's and
