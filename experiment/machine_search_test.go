@@ -329,7 +329,11 @@ func TestMachineSearchDuplicateBeforeOriginal(t *testing.T) {
 // with multi_failure and buddy_offset = 2. Both hang on the build before a
 // restored object's gate reserved the TNs the checkpoint logs of lost
 // objects hold for it (TestFailureBurstRegressions, "TNs resent after the
-// gate opened"), and finish with it; they were not traced further.
+// gate opened"), and finish with it. The cause is the same: a gate opened
+// while the sender's log held TNs for the receiver (57 and 58 for three
+// life tiles, 1 for a dp block), handed them to other messages, and the
+// sender's resends, arriving below the receiver's delivered TN, were
+// dropped as duplicates.
 func TestMachineSearchGateReservesResentTNs(t *testing.T) {
 	runMachineCases(t, []machineCase{
 		{"life", "mlog", "protocol.buddy_offset=2", 56014, "long", true},
