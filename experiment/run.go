@@ -157,6 +157,7 @@ type NoProgressError struct {
 	Limit              sim.Time
 }
 
+// Error says which protocol left no progress, and the limit it passed.
 func (e *NoProgressError) Error() string {
 	return fmt.Sprintf("%s: the fault-free run with protocol %s did not end within %v (%d times the run without protocol, at most %d years): "+
 		"the protocol's work leaves the application no progress on this machine (checkpoints far costlier than the computation between them?)",

@@ -44,6 +44,7 @@ func ParseTier(s string) (Tier, error) {
 	return 0, fmt.Errorf("unknown checkpoint tier %q (pfs, disk, memory, buddy)", s)
 }
 
+// String is the tier's name as a scenario writes it.
 func (t Tier) String() string { return [...]string{"pfs", "disk", "memory", "buddy"}[t] }
 
 // Interval policies.
