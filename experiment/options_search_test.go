@@ -8,7 +8,8 @@ import (
 // optionProtocols are the protocol options searchProtocols leaves at their
 // defaults: cpr's other intervals and tiers, deferred checkpoints and
 // process images, MPI/FT Model-Ia; dps checkpoints by progress and by time,
-// spread backups, re-created farm workers, a logged handling order; mlog's
+// spread backups, re-created farm workers, a logged handling order (with
+// one backup, and with two, whose re-activations may leave one stale); mlog's
 // fast restart without the multiple-failure extension, basic restart with
 // it, a log cap, no priority for re-execution, full logs.
 var optionProtocols = []searchProtocol{
@@ -26,6 +27,7 @@ var optionProtocols = []searchProtocol{
 	{"mlog", []string{`protocol.restart="basic"`, "protocol.multi_failure=true", period}, nil},
 	{"mlog", []string{`protocol.restart="fast"`, `protocol.max_log="2KB"`, period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, "protocol.priority=false", "protocol.full_log=true", period}, nil},
+	{"dps", []string{"protocol.every=2", "protocol.backups=2", "protocol.log_order=true"}, nil},
 }
 
 // TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over
