@@ -9,9 +9,11 @@ import (
 // defaults: cpr's other intervals and tiers, deferred checkpoints and
 // process images, MPI/FT Model-Ia; dps checkpoints by progress and by time,
 // spread backups, re-created farm workers, a logged handling order (with
-// one backup, and with two, whose re-activations may leave one stale); mlog's
-// fast restart without the multiple-failure extension, basic restart with
-// it, a log cap, no priority for re-execution, full logs.
+// one backup, and with two, whose re-activations may leave one stale), a
+// farm whose workers are stateful; mlog's fast restart without the
+// multiple-failure extension, basic restart with it, a log cap, no priority
+// for re-execution, full logs, the CPU time of its steps (with and without
+// the extension: ticket requests are the basic protocol's).
 var optionProtocols = []searchProtocol{
 	{"cpr", []string{`protocol.interval="iterations"`, "protocol.every=3", `protocol.tier="disk"`}, []string{"life", "stencil", "synthetic"}},
 	{"cpr", []string{`protocol.interval="auto"`, `protocol.tier="memory"`, period}, nil},
@@ -28,6 +30,9 @@ var optionProtocols = []searchProtocol{
 	{"mlog", []string{`protocol.restart="fast"`, `protocol.max_log="2KB"`, period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, "protocol.priority=false", "protocol.full_log=true", period}, nil},
 	{"dps", []string{"protocol.every=2", "protocol.backups=2", "protocol.log_order=true"}, nil},
+	{"dps", []string{"protocol.every=3", "protocol.auto_stateless=false"}, []string{"farm"}},
+	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.log_cpu="500ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period}, nil},
+	{"mlog", []string{`protocol.restart="basic"`, `protocol.log_cpu="500ns"`, `protocol.ticket_request_cpu="400ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period}, nil},
 }
 
 // TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over

@@ -288,7 +288,7 @@ type dpsParams struct {
 	Shrink        bool               `toml:"shrink"`         // a dead stateless worker's tasks go to the survivors (else it is re-created)
 	HeaderBytes   int64              `toml:"header_bytes"`   // sequence number + operation id on every message
 	EntryBytes    int64              `toml:"entry_bytes"`    // per entry of a checkpoint's processed list, and per determinant
-	LogOrder      bool               `toml:"log_order"`      // log the handling order to the backups (default: on for pida)
+	LogOrder      bool               `toml:"log_order"`      // log the handling order to the backups (default: on for pida, and for a farm with auto_stateless off)
 	Spread        bool               `toml:"spread"`         // back a node's threads up on different nodes
 	Offset        int64              `toml:"backup_offset"`  // the first backup is this many slots further in rank order
 }
@@ -306,13 +306,19 @@ func dpsConfig(s *scenarios.Scenario) (dps.Config, error) {
 	sec := s.Protocol
 	d := dps.DefaultConfig()
 	p := dpsParams{Backups: int64(d.Backups), Every: d.Every, Period: scenarios.Duration(d.Period),
-		AutoStateless: d.AutoStateless, Shrink: d.Shrink, HeaderBytes: d.HeaderBytes, EntryBytes: d.EntryBytes,
-		// pida's workers answer work requests according to the arrival order of
-		// concurrent messages, which re-execution in sequence-number order does
-		// not reproduce (dps.Config.LogOrder)
-		LogOrder: s.Workload.Kind() == "pida", Offset: 1}
+		AutoStateless: d.AutoStateless, Shrink: d.Shrink, HeaderBytes: d.HeaderBytes, EntryBytes: d.EntryBytes, Offset: 1}
 	if err := sec.Decode(&p); err != nil {
 		return dps.Config{}, err
+	}
+	if !sec.Has("log_order") {
+		// Threads whose outputs depend on the arrival order of concurrent
+		// inputs, which re-execution in sequence-number order does not
+		// reproduce (dps.Config.LogOrder): pida's workers answer work
+		// requests by it, and a farm's master hands its next tile to the
+		// worker whose result came first. With stateless workers the master
+		// is the split, which restarts from its checkpoint and resends
+		// instead of re-executing; with stateful ones it re-executes.
+		p.LogOrder = s.Workload.Kind() == "pida" || s.Workload.Kind() == "farm" && !p.AutoStateless
 	}
 	if err := checkOffset(s, "backup_offset", p.Offset); err != nil {
 		return dps.Config{}, err

@@ -202,3 +202,32 @@ func TestWorkloadLimitErrorsAreLocated(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+// dps logs the handling order by default where a thread's outputs depend on
+// the arrival order of its inputs: pida's workers, and a farm's master
+// when its workers are stateful (with stateless ones it is their split,
+// which does not re-execute). An explicit log_order wins.
+func TestDPSLogOrderDefault(t *testing.T) {
+	cases := []struct {
+		keys []string
+		want bool
+	}{
+		{[]string{"workload.kind=life"}, false},
+		{[]string{"workload.kind=pida"}, true},
+		{[]string{"workload.kind=farm"}, false},
+		{[]string{"workload.kind=farm", "protocol.auto_stateless=false"}, true},
+		{[]string{"workload.kind=farm", "protocol.auto_stateless=false", "protocol.log_order=false"}, false},
+		{[]string{"workload.kind=pida", "protocol.log_order=false"}, false},
+		{[]string{"workload.kind=life", "protocol.log_order=true"}, true},
+	}
+	for _, c := range cases {
+		s, err := scenarios.Parse("order.toml", []byte(`name = "order"`), append([]string{`protocol.kind="dps"`}, c.keys...))
+		if err != nil {
+			t.Fatalf("%v: %v", c.keys, err)
+		}
+		cfg, err := dpsConfig(s)
+		if err != nil || cfg.LogOrder != c.want {
+			t.Errorf("%v: log_order %v (%v), want %v", c.keys, cfg.LogOrder, err, c.want)
+		}
+	}
+}

@@ -235,12 +235,21 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenar
 //     stale, then again when the restored master resent it: the worker
 //     never ran it. A gate now reserves the TNs that the checkpoint logs of
 //     lost objects hold for it.
+//   - "farm master with stateful workers" (a scratch search of options no
+//     search had: dps with auto_stateless = false): the master's node failed
+//     and its backup re-executed the results in sequence order, not in the
+//     order they had come; it handed the workers other tiles than before
+//     under the same operation ids, and they dropped them as received. The
+//     master hands a tile to whichever worker answered first, an output
+//     that depends on the arrival order: log_order is now on by default
+//     for a farm with stateful workers, as for pida.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
 	}
 	mlogFastMulti, mlogBasic := searchProtocols[8], searchProtocols[9]
 	mlogBasicMulti, mlogMaxLog := optionProtocols[11], optionProtocols[12]
+	farmStateful := optionProtocols[15]
 	cases := []struct {
 		name, workload string
 		protocol       searchProtocol
@@ -276,6 +285,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 			&otherWorkloads[2]},
 		{"TN told before the message left", "life", mlogBasicMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 339.802), us(3, 346.878), us(0, 435.335), us(2, 437.104)}, nil},
 		{"TNs resent after the gate opened", "farm", mlogBasicMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 580.601), us(3, 594.57), us(4, 597.363), us(0, 597.363), us(6, 597.363)}, nil},
+		{"farm master with stateful workers", "farm", farmStateful, searchClusters[2], []scenarios.ScriptedFailure{us(0, 926.569)}, nil},
 		{"result past the restored master's next", "farm", optionProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(0, 455.251), us(1, 664.765), us(2, 748.57), us(0, 752.76)}, &otherWorkloads[5]},
 	}
 	for _, tc := range cases {

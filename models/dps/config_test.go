@@ -69,3 +69,20 @@ func TestStatelessOutOfRange(t *testing.T) {
 		t.Fatalf("finished %v, note %q", res.Finished, res.Stats.UnrecoverableNote)
 	}
 }
+
+// A farm with some workers stateless and others not ends the run with the
+// key to fix: the master, their split, restarts from its checkpoint and
+// would re-post its hand-outs to the stateful ones in another order.
+func TestStatelessSomeWorkers(t *testing.T) {
+	pc := DefaultConfig()
+	pc.AutoStateless = false
+	pc.Stateless = []sim.ObjID{1}
+	res, _ := runDPS(t, baseConfig(), farmJob(t), pc)
+	if res.Finished || !strings.Contains(res.Stats.UnrecoverableNote, "protocol.stateless: worker 2 is stateful while others are stateless") {
+		t.Fatalf("finished %v, note %q", res.Finished, res.Stats.UnrecoverableNote)
+	}
+	pc.Stateless = nil // all stateful: a run like any other
+	if res, _ := runDPS(t, baseConfig(), farmJob(t), pc); !res.Finished {
+		t.Fatalf("stateful workers: finished %v, note %q", res.Finished, res.Stats.UnrecoverableNote)
+	}
+}

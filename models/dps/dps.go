@@ -61,6 +61,8 @@ type Config struct {
 	// tasks (Resubmitter).
 	AutoStateless bool
 	// Stateless lists more stateless objects (same condition on the workload).
+	// A farm's workers are stateless all or none: a run with some of each
+	// aborts (statelessSet).
 	Stateless []sim.ObjID
 	// Shrink: a stateless thread lost with its node is not re-created; the
 	// split resends its unconfirmed tasks to the surviving threads of the
@@ -574,6 +576,16 @@ func (p *Protocol) statelessSet() map[sim.ObjID]bool {
 		}
 	}
 	if len(out) > 0 {
+		for i := range rt.NumObjects() {
+			if id := sim.ObjID(i); id != master && !out[id] {
+				// The master, the split of its stateless workers, restarts
+				// from its checkpoint and resends their tasks (activate); its
+				// hand-outs to a stateful worker would be re-posted in
+				// another order, and the worker would drop them as received.
+				rt.Abort(fmt.Sprintf("protocol.stateless: worker %d is stateful while others are stateless: a farm's workers are stateless all or none (list every worker, or none with auto_stateless = false)", id))
+				return out
+			}
+		}
 		p.farm, p.split = farm, master
 		_, p.reassign = rt.Object(master).(Reassigner)
 	}
