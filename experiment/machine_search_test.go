@@ -519,6 +519,23 @@ func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
 }
 
 // A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=64000) stopped after 1,000,000 failures: the farm
+// under cpr on two levels (memory every checkpoint, the PFS every third) on
+// 8 nodes and a spare of node MTBF 504 µs (and chassis of 3), with a PFS of
+// 1 ms latency. A fault-free run takes 168 µs and two checkpoints. A
+// failure loses a node's memory copy, and the job restarts from scratch;
+// once an attempt had committed checkpoints 1 and 2, every later attempt's
+// first checkpoint was number 3, to the PFS, which no failure-free window
+// lets end. A job restarted counts its checkpoints from the one it restores, from
+// 1 after a restart from scratch (models/cpr TestLevelsCountFromTheRestart),
+// and the run finishes after 35 failures.
+func TestMachineSearchLevelsCountFromTheRestart(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"farm", "cpr", `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, 64030, "", true},
+	})
+}
+
+// A run of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
 // FTSIM_MACHINE_SEEDS=24000) that never finished: dp under cpr to a PFS of
 // 1 ms latency, on 4 nodes failing every 7.2 µs (and chassis of 3). Its
 // checkpoint, deferred by max_live up to max_wait, starts about 5.6 µs

@@ -134,7 +134,7 @@ type Protocol struct {
 	cfg Config
 
 	gen    int // bumped by every failure: work of an older generation is void
-	seq    int // checkpoints committed
+	seq    int // number of the newest checkpoint of the job's current history (levels: every divides it)
 	cps    []*checkpoint
 	nodes  *none.Replacer
 	notBef sim.Time

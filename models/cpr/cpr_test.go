@@ -263,6 +263,25 @@ func TestRecoveryPaths(t *testing.T) {
 	}
 }
 
+// The levels' schedule counts the checkpoints of the current history: a job
+// restarted from scratch counts from 1 again, as SCR and FTI restore their
+// checkpoint id. Checkpoints 1 and 2 go to disk only; node 1's failure loses
+// its disk copy and the job restarts from scratch; its next checkpoint is
+// number 1 again, on disk only, and node 2's failure restarts it from scratch
+// once more. Counting on, that checkpoint was number 3, also on the PFS, and
+// the second failure rolled back to it (found by the random-machine search:
+// every attempt after a restart from scratch began with a PFS checkpoint
+// that took longer than the platform MTBF, and the run never finished).
+func TestLevelsCountFromTheRestart(t *testing.T) {
+	fail := func(node sim.NodeID, at sim.Time) sim.ScriptedFailure { return sim.ScriptedFailure{Node: node, At: at} }
+	cfg := cluster()
+	cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{fail(1, 600*sim.Millisecond), fail(2, 1000*sim.Millisecond)}
+	_, p := run(t, cfg, job(t, 1000), Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: []Level{{Disk, 1}, {PFS, 3}}})
+	if fmt.Sprint(p.RestoredFrom) != "[scratch scratch]" {
+		t.Fatalf("restored from %v, want [scratch scratch]", p.RestoredFrom)
+	}
+}
+
 // A rollback takes back the nodes the set lost once they are in the pool
 // again: nodes 1 and 2 fail at once with no spare, and the rollback to the
 // PFS checkpoint runs on 2 nodes; both are repaired 10 ms later, and at node

@@ -66,16 +66,19 @@ func (p *Protocol) recover(gen int) {
 			}
 		}
 	}
+	// The relaunched job counts its checkpoints on from the one it restores
+	// (from 0 after a restart from scratch), as SCR and FTI restore their
+	// checkpoint id: the levels' schedule (every) follows that count.
 	if cp == nil {
 		// nothing survives: start again from the initial state
 		p.RestoredFrom = append(p.RestoredFrom, "scratch")
-		p.passed = 0
+		p.passed, p.seq = 0, 0
 		rt.RestartAll()
 		p.resume()
 		return
 	}
 	p.RestoredFrom = append(p.RestoredFrom, tier.String())
-	p.passed = cp.boundary
+	p.passed, p.seq = cp.boundary, cp.n
 	began := rt.Now()
 	// every object is read onto its (possibly new) node from where its
 	// piece lives, as many bytes as were written
