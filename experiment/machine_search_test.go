@@ -526,9 +526,9 @@ func TestMachineSearchDuplicateInFlightAtActivation(t *testing.T) {
 // failure loses a node's memory copy, and the job restarts from scratch;
 // once an attempt had committed checkpoints 1 and 2, every later attempt's
 // first checkpoint was number 3, to the PFS, which no failure-free window
-// lets end. A job restarted counts its checkpoints from the one it restores, from
-// 1 after a restart from scratch (models/cpr TestLevelsCountFromTheRestart),
-// and the run finishes after 35 failures.
+// lets end. A job restarted counts its checkpoints from the one it
+// restores, from 1 after a restart from scratch (models/cpr
+// TestLevelsCountFromTheRestart), and the run finishes after 35 failures.
 func TestMachineSearchLevelsCountFromTheRestart(t *testing.T) {
 	runMachineCases(t, []machineCase{
 		{"farm", "cpr", `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, 64030, "", true},

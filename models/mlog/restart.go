@@ -687,11 +687,11 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 			}
 			for _, e := range slices.Clone(s.log.Get(dst)) {
 				switch {
+				case e.resentWithTN(w):
+					others = append(others, resend{s, w, e})
 				case e.old && e.oldGen == w.gen:
 					// processed by the receiver's current life; one restored
 					// since (while this object was down) needs it again
-				case e.tn > w.ckptTN:
-					others = append(others, resend{s, w, e})
 				case e.tn == 0:
 					if p.cfg.MultiFailure {
 						p.sendDirect(s, e)
@@ -802,14 +802,22 @@ func (p *Protocol) reserveTNs(w *object) {
 		for ; i < len(l) && l[i].dst == w.id; i++ {
 			e := &l[i]
 			k := pair{s.id, e.sn}
-			if e.tn <= w.ckptTN || e.old && e.oldGen == w.gen || w.tnOf(k) != 0 {
-				continue // not resent to w, or known
+			if !e.resentWithTN(w) || w.tnOf(k) != 0 {
+				continue // not resent to w with its TN, or known
 			}
 			if _, taken := w.byTNAt(e.tn); !taken {
 				w.setTN(k, e.tn)
 			}
 		}
 	}
+}
+
+// resentWithTN reports whether a restored sender resends logged entry e to
+// receiver w, not restored with it, with the TN e holds (resendFrom): w's
+// checkpoint does not cover it, and w's current life has not said it
+// processed it (old).
+func (e *entry) resentWithTN(w *object) bool {
+	return e.tn > w.ckptTN && !(e.old && e.oldGen == w.gen)
 }
 
 // finishIfOpen ends restart r once every gate of its objects is open.
