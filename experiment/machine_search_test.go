@@ -288,6 +288,34 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 	}
 }
 
+// A thread re-activated from its backup must not be handed copies of the
+// objects its lost incarnation sent itself after the checkpoint: its
+// re-execution posts them again. Found by a scratch search of dps with
+// checkpoints both by progress and by time, on random machines with long
+// bursts: node 0's failure moved objects 0 and 1 to node 1; node 1's, 88 µs
+// later, took them with objects 2 and 3, all re-activated on node 2. The
+// self-addressed ticks of object 2 (a DP block in request mode, which
+// notes in a flag that is not state that a tick is on its way) were still
+// on their way to its backup as it was re-activated there; taken as they
+// came, one of them arrived before the re-execution had sent it, the block
+// dropped its own re-post as received and waited for that tick for ever
+// (the run stopped with nothing left to run, objects 2 to 7 at stage 12 of
+// 29).
+func TestDPSOwnCopiesAfterRestore(t *testing.T) {
+	keys := []string{"workload.kind=dp", "protocol.kind=dps", "seed=8024", "cluster.nodes=4", "cluster.spares=0",
+		"cluster.cores=4", "cluster.rate=1e8", `cluster.placement="block"`, `cluster.repair="875.746us"`, `cluster.spare_boot="0s"`,
+		`network.latency="0s"`, `network.bandwidth="12.5GB/s"`, "network.cpu_load=1", `network.jitter="20us"`,
+		`network.topology="torus"`, `network.torus_dims="4x2x2"`, `network.hop_latency="5us"`,
+		`storage.pfs_latency="10us"`, `workload.problem="lcs"`, "workload.random_a=200", "workload.random_b=150",
+		"workload.requests=true", "workload.objects_per_node=2",
+		"protocol.every_progress=3", `protocol.period="323.9us"`, "protocol.every=0",
+		`failures.distribution="scripted"`, `detection.mode="oracle"`, `detection.delay="0s"`,
+		`failures.scripted=[{node=0, at="1.18255ms"}, {node=0, at="1.200064ms"}, {node=1, at="1.270123ms"}, {node=1, at="1.620421ms"}, {node=0, at="1.69048ms"}]`}
+	if r := runKeys(t, keys); !r.Finished || !r.DigestOK || r.Failures != 2 || r.Restarts != 0 {
+		t.Fatalf("finished %v, digest_ok %v, %d failures, %d restarts from scratch: %s", r.Finished, r.DigestOK, r.Failures, r.Restarts, r.Note)
+	}
+}
+
 // The runs of the random-machine search whose memory audit failed (with
 // FTSIM_SEARCH=1), each case at its seed on every variant of its workload:
 // cpr's buddy copies sent to a node down but not yet detected looked held

@@ -301,6 +301,10 @@ func (p *Protocol) OnControl(m *sim.Message) {
 			p.C.LateCopies++
 			return
 		}
+		if p.ownRepost(id, m) && !(t.ord.replay && slices.Contains(t.ord.order, msgKey{m.Src, m.Hdr.Op})) {
+			p.C.OwnCopies++
+			return
+		}
 		a := appCopy(m)
 		t.received.add(a.Src, a.Hdr.Op)
 		if p.copyIn != nil {

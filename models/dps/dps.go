@@ -138,6 +138,7 @@ type Counters struct {
 	Reposted                   int64 // data objects re-posted by re-execution (rank already used)
 	SilentDrops                int64 // re-posted objects dropped on arrival (already received)
 	LateCopies                 int64 // duplicates reaching a re-activated backup that already had them
+	OwnCopies                  int64 // copies of a re-activated thread's objects to itself that its re-execution posts again, dropped (ownRepost)
 	WrongDrops                 int64 // dropped objects that were not re-posts (must stay 0)
 	OvertakenOriginals         int64 // originals dropped because their re-post, sent after their sender's failure, arrived first
 	CopiesFirst                int64 // Audit: originals dropped because their duplicate, handed to the receiver re-activated on its backup's node, came first

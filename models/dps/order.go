@@ -215,11 +215,11 @@ func (p *Protocol) runSettled(id sim.ObjID) {
 func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey, queue []*sim.Message, inFlight map[msgKey]bool) []*sim.Message {
 	t := &p.th[id]
 	t.ord.order = t.ord.order[:0]
-	logged := map[msgKey]bool{}
-	for r, last := ck.count+1, loggedThrough(ck.count, log); r <= last; r++ {
+	last := loggedThrough(ck.count, log)
+	for r := ck.count + 1; r <= last; r++ {
 		t.ord.order = append(t.ord.order, log[r])
-		logged[log[r]] = true
 	}
+	logged := loggedKeys(ck.count, last, log)
 	t.ord.parked = map[msgKey]*sim.Message{}
 	t.ord.rest, t.ord.late = nil, nil
 	for _, m := range queue {
@@ -233,6 +233,16 @@ func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey
 	t.ord.wait = inFlight
 	t.ord.replay = true
 	return p.advance(id)
+}
+
+// loggedKeys are the objects of log's ranks after count through last: the
+// prefix a re-execution replays in its logged order.
+func loggedKeys(count, last uint64, log map[uint64]msgKey) map[msgKey]bool {
+	keys := make(map[msgKey]bool, last-count)
+	for r := count + 1; r <= last; r++ {
+		keys[log[r]] = true
+	}
+	return keys
 }
 
 // loggedThrough is the last rank of the unbroken run of log entries after

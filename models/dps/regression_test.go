@@ -11,13 +11,16 @@ import (
 // found (models/dps had no test reaching any); each run must end with the
 // reference answer and no protocol anomaly. Since pida's donors keep their
 // last move the plan of the lost forward no longer reaches its interleaving;
-// it stays as a plain failure case. The lost forward and the lost object in
-// flight are one check now (complete), which "lost in flight" reaches. No
-// plan of failurePlans, whose failures strike when progress reaches a value,
-// reaches the stale checkpoint any more; failures at given times do (a
-// search of timedPlans found 13 of 6,840 that fail without the check), and
-// its case is one of them. Each of the others was found again and fails
-// without its fix.
+// it stays as a plain failure case, its second failure at 93% of the
+// progress since session 41 (97% before: once re-activated threads stopped
+// taking copies of their own objects ahead of their re-execution,
+// ownRepost, the run ended before 97%). The lost forward and the lost
+// object in flight are one check now (complete), which "lost in flight"
+// reaches. No plan of failurePlans, whose failures strike when progress
+// reaches a value, reaches the stale checkpoint any more; failures at given
+// times do (a search of timedPlans found 13 of 6,840 that fail without the
+// check), and its case is one of them. Each of the others was found again
+// and fails without its fix.
 //
 //   - stale checkpoint: node 0 fails, its thread is re-activated from one
 //     backup while a checkpoint its dead incarnation sent is still on the way
@@ -87,7 +90,7 @@ func TestDPSRegressions(t *testing.T) {
 		// with 16 KB frames (a fault-free run of 373 ms; the case of 2 KB
 		// frames no longer occurs since pida's donors keep their last move)
 		{"overtaken original", sim.Microsecond, []fail{at(0, 0.45), at(3, 0.5)}, 2, 2, 3, 16384, 0, true, false, false},
-		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.97)}, 2, 1, 3, 2048, 0, false, true, false},
+		{"lost forward", sim.Microsecond, []fail{at(3, 0.9), at(0, 0.93)}, 2, 1, 3, 2048, 0, false, true, false},
 		{"lost in flight", sim.Millisecond, []fail{at(1, 0.05), at(2, 0.1)}, 2, 1, 2, 2048, 0, false, true, false},
 		{"backup ahead", sim.Microsecond, []fail{{Node: 3, At: 9381900}, {Node: 0, At: 9757176}}, 1, 2, 2, 0, 1e7, false, false, false},
 		{"backup missing a rank", sim.Microsecond, []fail{{Node: 0, At: 3497556}, {Node: 1, At: 3555848}}, 1, 2, 1, 0, 0, false, false, true},
