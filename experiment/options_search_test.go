@@ -7,10 +7,10 @@ import (
 
 // optionProtocols are the protocol options searchProtocols leaves at their
 // defaults: cpr's other intervals and tiers, deferred checkpoints and
-// process images, MPI/FT Model-Ia; dps checkpoints by progress and by time,
-// spread backups, re-created farm workers, a logged handling order (with
-// one backup, and with two, whose re-activations may leave one stale), a
-// farm whose workers are stateful; mlog's fast restart without the
+// process images, MPI/FT Model-Ia; dps checkpoints by progress, by time
+// and by both, spread backups, re-created farm workers, a logged handling
+// order (with one backup, and with two, whose re-activations may leave one
+// stale), a farm whose workers are stateful; mlog's fast restart without the
 // multiple-failure extension, basic restart with it, a log cap, no priority
 // for re-execution, full logs, the CPU time of its steps (with and without
 // the extension: ticket requests are the basic protocol's).
@@ -33,6 +33,7 @@ var optionProtocols = []searchProtocol{
 	{"dps", []string{"protocol.every=3", "protocol.auto_stateless=false"}, []string{"farm"}},
 	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.log_cpu="500ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, `protocol.log_cpu="500ns"`, `protocol.ticket_request_cpu="400ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period}, nil},
+	{"dps", []string{"protocol.every_progress=3", period, "protocol.every=0"}, nil},
 }
 
 // TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over
