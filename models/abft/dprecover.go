@@ -123,14 +123,12 @@ func (p *DPProtocol) round() {
 		return
 	}
 	plans := map[sim.ObjID]*plan{}
-	lost := false
 	for j := range p.n {
 		id := sim.ObjID(j)
 		switch {
 		case rt.Lost(id) && p.detected[j]:
 			cds, _ := p.copies(id)
 			plans[id] = &plan{stage: len(cds)}
-			lost = true
 		case p.rollback[j] > 0 && !rt.Lost(id):
 			// a forced rebuild not restarted yet: the objects that wait for
 			// its messages see it at the stage it goes back to, not at the
@@ -141,7 +139,9 @@ func (p *DPProtocol) round() {
 			plans[id] = &plan{stage: min(p.rollback[j]-1, len(cds)), forced: true}
 		}
 	}
-	if !lost {
+	if len(plans) == 0 {
+		// nothing lost, and no forced rebuild to plan again (its install
+		// found a message the plan counted on gone: it schedules a round)
 		return
 	}
 	p.Counters.Rounds++
@@ -284,7 +284,7 @@ func (p *DPProtocol) sources(j sim.ObjID, plans map[sim.ObjID]*plan) dp.Sources 
 		return m.Payload
 	}}
 	if kw, ok := p.w.(*dp.KnapsackWorkload); ok {
-		value := kw.Backtrack(p.knapsackFlag(kw))
+		value := kw.Backtrack(p.knapsackFlag(kw, plans))
 		src.Value = func(item, col int) (int64, bool) {
 			v, ok := value(item, col)
 			if ok && plans == nil {
@@ -297,11 +297,16 @@ func (p *DPProtocol) sources(j sim.ObjID, plans map[sim.ObjID]*plan) dp.Sources 
 }
 
 // knapsackFlag reads flag bit (item, col) from its owner if it is live, else
-// from a surviving copy of the owner's critical data of that item.
-func (p *DPProtocol) knapsackFlag(kw *dp.KnapsackWorkload) func(item, col int) (bool, bool) {
+// from a surviving copy of the owner's critical data of that item. An owner
+// that plans rebuild at an earlier stage has none of the items from that
+// stage on until it computes them again.
+func (p *DPProtocol) knapsackFlag(kw *dp.KnapsackWorkload, plans map[sim.ObjID]*plan) func(item, col int) (bool, bool) {
 	rt := p.RT
 	return func(item, col int) (bool, bool) {
 		q := kw.Owner(col)
+		if pl := plans[q]; pl != nil && item >= pl.stage {
+			return false, false
+		}
 		if !rt.Lost(q) {
 			ko, ok := p.object(q).(*dp.KnapsackObject)
 			if !ok || item >= ko.Stage() {
@@ -555,14 +560,14 @@ func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 	// available reports whether the data of tag from q to j will reach j.
 	available := func(q, j sim.ObjID, tag int) bool {
 		if pl := plans[q]; pl != nil {
-			return pl.stage <= p.w.SentAfter(tag) || p.regenerable(q, pl.stage, tag)
+			return pl.stage <= p.w.SentAfter(tag) || p.resendable(q, pl.stage, tag, j, plans)
 		}
 		if rt.Lost(q) {
 			return true // not detected yet: its own round will plan it against j
 		}
 		o := p.object(q)
 		return o.Stage() <= p.w.SentAfter(tag) || o.Promised(tag, j) || p.logged(q, j, int32(tag)) != nil ||
-			p.regenerable(q, o.Stage(), tag)
+			p.resendable(q, o.Stage(), tag, j, plans)
 	}
 	for range 4 * p.n * (p.stages + 1) {
 		changed := false
@@ -585,7 +590,7 @@ func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 				}
 				for t := p.object(kk).Stage(); t < p.stages; t++ {
 					if slices.Contains(p.w.ReceiverSet(t, kk), j) && !p.got[k][logKey{j, int32(t)}] {
-						if sa := p.w.SentAfter(t); sa < pl.stage && !p.regenerable(j, pl.stage, t) {
+						if sa := p.w.SentAfter(t); sa < pl.stage && !p.resendable(j, pl.stage, t, kk, plans) {
 							pl.stage = max(sa, 0)
 							changed = true
 						}
@@ -630,6 +635,29 @@ func (p *DPProtocol) regenerable(j sim.ObjID, stage, tag int) bool {
 		p.scratch[j] = o
 	}
 	return o != nil && o.Regenerable(stage, tag)
+}
+
+// resendable reports whether object q, at stage (its plan's, or its own
+// if it is live), can send the data of tag to dst again from its state, as
+// regen does. A knapsack object that does not keep the row back-tracks its
+// values through the flag bits of the columns' owners: of a live owner the
+// items it has computed, of a lost one its surviving copies. An owner
+// rebuilt at an earlier stage has not computed its items again yet, and
+// until it has, nothing can be built from them: such a message is not
+// resendable, and settle has q recompute it. (Until session 41 any
+// knapsack message counted as resendable: in request mode, a block rebuilt
+// at stage 0 waited for ever for data its rebuilt sender, whose requests
+// for it had been answered before, could not build.)
+func (p *DPProtocol) resendable(q sim.ObjID, stage, tag int, dst sim.ObjID, plans map[sim.ObjID]*plan) bool {
+	if !p.regenerable(q, stage, tag) {
+		return false
+	}
+	kw, ok := p.w.(*dp.KnapsackWorkload)
+	if !ok || tag == stage {
+		return true // kept by the object kind, or the knapsack's current row
+	}
+	_, _, ok = kw.Message(tag, q, dst, p.sources(q, plans).Value)
+	return ok
 }
 
 // regen is the data message of tag from q (object o, live) to dst, built
