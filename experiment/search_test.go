@@ -25,7 +25,9 @@ var searchWorkloads = []searchWorkload{
 // otherWorkloads are other sizes and options of the workloads, with a
 // checkpoint period of about an eighth of each fault-free run: three objects
 // per node (life, stencil, pida), knapsack and TSP, work requests (dp),
-// random victims (pida), steps without exchanges (synthetic).
+// random victims (pida), steps without exchanges (synthetic), and a
+// knapsack whose items fit, on 7 objects: at capacity 300 the weights (10
+// to 5,000) leave its blocks almost nothing to send each other.
 var otherWorkloads = []searchWorkload{
 	{"life", "17us", []string{"width=40", "height=36", "generations=25", "objects_per_node=3"}},
 	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=3"}},
@@ -35,6 +37,7 @@ var otherWorkloads = []searchWorkload{
 	{"farm", "100us", []string{"width=64", "height=64", "tile=8", "max_iter=200", "objects_per_node=2"}},
 	{"synthetic", "375ms", []string{"steps=15", "exchange=0", "objects=6"}},
 	{"pida", "2ms", []string{"korf=12", "objects_per_node=3", `victim="random"`}},
+	{"dp", "48us", []string{`problem="knapsack"`, "random_items=30", "capacity=2000", "objects=7", "requests=true"}},
 }
 
 // searchWorkload is a workload of the searches: its kind, checkpoint
