@@ -316,11 +316,11 @@ func TestDPSOwnCopiesAfterRestore(t *testing.T) {
 	}
 }
 
-// abft's rebuild plans for the 0/1 knapsack in request mode, on two
+// abft's rebuild plans for the 0/1 knapsack in request mode, on three
 // machines of a scratch search of workload settings (30 random items and
 // the default capacity, half their weight, on 7 objects; the searches'
 // knapsack of capacity 300 leaves almost no item to fit, and its blocks
-// almost nothing to send each other). Both runs waited for ever:
+// almost nothing to send each other). Each run waited for ever:
 //   - "resendable": node 0 then node 2 failed 297 µs apart. Objects 0-2
 //     restarted from stage 0; then 5 was rebuilt at stage 22 and 6 at 0,
 //     and the plan counted on 5 building 6's data of stages 9-21 again
@@ -335,25 +335,35 @@ func TestDPSOwnCopiesAfterRestore(t *testing.T) {
 //     run: the plan now counts the flag bits an owner planned back to an
 //     earlier stage will not have, and a round plans a forced rebuild again
 //     when nothing is lost.
+//   - "every message waited for" (spares used; 4 nodes, three failures): the
+//     third round rebuilt object 5 at stage 14 while the live object 6,
+//     restarted at stage 0, would ask it for its data of stages 1 to 13. The
+//     plan checked only the first of those, which the flag bits gave; those
+//     of stages 9 to 13 they did not, and 6 waited at stage 9.
 func TestABFTKnapsackRebuilds(t *testing.T) {
 	knapsack := []string{"workload.kind=dp", "protocol.kind=abft", `workload.problem="knapsack"`, "workload.random_items=30",
-		"workload.objects=7", "workload.requests=true", "protocol.use_spares=false", `failures.distribution="scripted"`}
+		"workload.objects=7", "workload.requests=true", `failures.distribution="scripted"`}
 	for _, c := range []struct {
 		name     string
 		keys     []string
 		failures int
 	}{
-		{"resendable", []string{"seed=39", "cluster.nodes=3", "cluster.spares=4", "cluster.cores=2", "cluster.rate=1e10",
+		{"resendable", []string{"seed=39", "protocol.use_spares=false", "cluster.nodes=3", "cluster.spares=4", "cluster.cores=2", "cluster.rate=1e10",
 			`cluster.repair="3.7146ms"`, `cluster.spare_boot="0s"`, `network.latency="2us"`, `network.bandwidth="1GB/s"`,
 			"network.cpu_load=1", `network.message_cpu="50us"`, `network.jitter="20us"`, `storage.memory_bandwidth="100GB/s"`,
 			`detection.mode="oracle"`, `detection.delay="1.48584ms"`, `failures.downtime="297.168us"`,
 			`failures.scripted=[{node=0, at="10.330149ms"}, {node=2, at="10.627317ms"}]`}, 2},
-		{"forced rebuild planned again", []string{"seed=4", "cluster.nodes=5", "cluster.spares=1", "cluster.cores=4", "cluster.rate=1e8",
+		{"forced rebuild planned again", []string{"seed=4", "protocol.use_spares=false", "cluster.nodes=5", "cluster.spares=1", "cluster.cores=4", "cluster.rate=1e8",
 			`cluster.placement="round_robin"`, `cluster.repair="3.049079ms"`, `cluster.spare_boot="3.049079ms"`,
 			`network.latency="50us"`, `network.bandwidth="50MB/s"`, "network.cpu_load=0.25", `storage.memory_bandwidth="100GB/s"`,
 			`network.topology="torus"`, `network.torus_dims="4x2x2"`, `network.hop_latency="5us"`,
 			`detection.mode="heartbeat"`, `detection.period="3.049079ms"`, `detection.timeout="3.049079ms"`, `failures.downtime="1.219631ms"`,
 			`failures.scripted=[{node=0, at="27.208665ms"}, {node=1, at="42.45406ms"}, {node=4, at="42.515041ms"}]`}, 3},
+		{"every message waited for", []string{"seed=639", "cluster.nodes=4", "cluster.spares=0", "cluster.cores=1",
+			"cluster.rate=1e9", `cluster.placement="round_robin"`, `network.latency="0s"`, `network.bandwidth="1GB/s"`,
+			`network.jitter="20us"`, `storage.memory_bandwidth="100GB/s"`, `network.topology="torus"`, `network.torus_dims="16"`,
+			`detection.mode="heartbeat"`, `detection.period="456.553us"`, `detection.timeout="856.553us"`,
+			`failures.scripted=[{node=0, at="3.543834ms"}, {node=0, at="3.726455ms"}, {node=1, at="6.00922ms"}, {node=2, at="6.054875ms"}, {node=2, at="6.10053ms"}]`}, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if r := runKeys(t, append(slices.Clone(knapsack), c.keys...)); !r.Finished || !r.DigestOK || r.Failures != c.failures {

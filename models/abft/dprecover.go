@@ -582,19 +582,20 @@ func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 					}
 				}
 			}
-			// (b) live objects waiting for j's data.
+			// (b) live objects waiting for j's data: every message the
+			// rebuilt j will not compute again must be resendable (whether
+			// a knapsack message is depends on its stage, not only on the
+			// first one the object waits for).
 			for k := range p.n {
 				kk := sim.ObjID(k)
 				if plans[kk] != nil || rt.Lost(kk) {
 					continue
 				}
-				for t := p.object(kk).Stage(); t < p.stages; t++ {
-					if slices.Contains(p.w.ReceiverSet(t, kk), j) && !p.got[k][logKey{j, int32(t)}] {
-						if sa := p.w.SentAfter(t); sa < pl.stage && !p.resendable(j, pl.stage, t, kk, plans) {
-							pl.stage = max(sa, 0)
-							changed = true
-						}
-						break
+				for t := p.object(kk).Stage(); t < p.stages && p.w.SentAfter(t) < pl.stage; t++ {
+					if slices.Contains(p.w.ReceiverSet(t, kk), j) && !p.got[k][logKey{j, int32(t)}] &&
+						!p.resendable(j, pl.stage, t, kk, plans) {
+						pl.stage = max(p.w.SentAfter(t), 0)
+						changed = true
 					}
 				}
 			}
