@@ -207,24 +207,19 @@ func (p *Protocol) runSettled(id sim.ObjID) {
 }
 
 // replayOrder is the re-execution of a thread from a backup: the logged
-// objects in handling order (LogOrder), then the stored rest by sequence
-// number, which also waits for the objects in inFlight. It returns the
-// messages deliverable now; the thread stays in replay until the missing
-// logged objects and those in inFlight arrive (their duplicates are on
-// their way).
-func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey, queue []*sim.Message, inFlight map[msgKey]bool) []*sim.Message {
+// objects of prefix in handling order (LogOrder), then the stored rest by
+// sequence number, which also waits for the objects in inFlight. It returns
+// the messages deliverable now; the thread stays in replay until the
+// missing logged objects and those in inFlight arrive (their duplicates are
+// on their way).
+func (p *Protocol) replayOrder(id sim.ObjID, prefix loggedPrefix, queue []*sim.Message, inFlight map[msgKey]bool) []*sim.Message {
 	t := &p.th[id]
-	t.ord.order = t.ord.order[:0]
-	last := loggedThrough(ck.count, log)
-	for r := ck.count + 1; r <= last; r++ {
-		t.ord.order = append(t.ord.order, log[r])
-	}
-	logged := loggedKeys(ck.count, last, log)
+	t.ord.order = prefix.order
 	t.ord.parked = map[msgKey]*sim.Message{}
 	t.ord.rest, t.ord.late = nil, nil
 	for _, m := range queue {
 		k := msgKey{m.Src, m.Hdr.Op}
-		if logged[k] {
+		if prefix.has[k] {
 			t.ord.parked[k] = m
 		} else {
 			t.ord.rest = append(t.ord.rest, m)
@@ -235,14 +230,22 @@ func (p *Protocol) replayOrder(id sim.ObjID, ck *ckptData, log map[uint64]msgKey
 	return p.advance(id)
 }
 
-// loggedKeys are the objects of log's ranks after count through last: the
-// prefix a re-execution replays in its logged order.
-func loggedKeys(count, last uint64, log map[uint64]msgKey) map[msgKey]bool {
-	keys := make(map[msgKey]bool, last-count)
+// loggedPrefix is the part of a backup's log a re-execution replays in its
+// logged order: the objects of its ranks after the checkpoint's count
+// through the first gap (loggedThrough), in order and as a set.
+type loggedPrefix struct {
+	order []msgKey
+	has   map[msgKey]bool
+}
+
+// prefixOf is the loggedPrefix of log's ranks after count through last.
+func prefixOf(count, last uint64, log map[uint64]msgKey) loggedPrefix {
+	p := loggedPrefix{order: make([]msgKey, 0, last-count), has: make(map[msgKey]bool, last-count)}
 	for r := count + 1; r <= last; r++ {
-		keys[log[r]] = true
+		p.order = append(p.order, log[r])
+		p.has[log[r]] = true
 	}
-	return keys
+	return p
 }
 
 // loggedThrough is the last rank of the unbroken run of log entries after

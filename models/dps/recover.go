@@ -322,10 +322,10 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 		return
 	}
 	t.ckProg = rt.ObjectProgress(id) // the backup's state is the last checkpoint
-	logged := loggedKeys(ck.count, last, bk.log)
+	prefix := prefixOf(ck.count, last, bk.log)
 	as := make([]*sim.Message, 0, len(msgs))
 	for _, c := range msgs {
-		if p.ownRepost(id, c) && !logged[msgKey{c.Src, c.Hdr.Op}] {
+		if p.ownRepost(id, c) && !prefix.has[msgKey{c.Src, c.Hdr.Op}] {
 			p.C.OwnCopies++
 			continue
 		}
@@ -338,7 +338,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	if len(inFlight) > 0 {
 		p.C.InFlightWaits++
 	}
-	p.deliverReplay(id, p.replayOrder(id, ck, bk.log, as, inFlight))
+	p.deliverReplay(id, p.replayOrder(id, prefix, as, inFlight))
 	if t.resendDue && !ck.initial && t.replaying == 0 && !t.ord.replay && !rt.Running(id) {
 		t.resendDue = false
 		p.resendAll()
