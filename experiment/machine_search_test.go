@@ -316,11 +316,12 @@ func TestDPSOwnCopiesAfterRestore(t *testing.T) {
 	}
 }
 
-// abft's rebuild plans for the 0/1 knapsack in request mode, on three
-// machines of a scratch search of workload settings (30 random items and
-// the default capacity, half their weight, on 7 objects; the searches'
-// knapsack of capacity 300 leaves almost no item to fit, and its blocks
-// almost nothing to send each other). Each run waited for ever:
+// abft's rebuild plans for the 0/1 knapsack, on machines of scratch
+// searches of workload settings: the first three in request mode (30
+// random items and the default capacity, half their weight, on 7 objects;
+// the searches' knapsack of capacity 300 leaves almost no item to fit, and
+// its blocks almost nothing to send each other), the last pushing its
+// values, with 3 objects per node. Each run waited for ever:
 //   - "resendable": node 0 then node 2 failed 297 µs apart. Objects 0-2
 //     restarted from stage 0; then 5 was rebuilt at stage 22 and 6 at 0,
 //     and the plan counted on 5 building 6's data of stages 9-21 again
@@ -340,33 +341,45 @@ func TestDPSOwnCopiesAfterRestore(t *testing.T) {
 //     restarted at stage 0, would ask it for its data of stages 1 to 13. The
 //     plan checked only the first of those, which the flag bits gave; those
 //     of stages 9 to 13 they did not, and 6 waited at stage 9.
+//   - "forced rebuild keeps its inputs" (4 nodes, no spare, nodes 0 and 3
+//     failing 189 ns apart at 82% of the run): the second round forced the
+//     live object 7, at stage 20, back to stage 1, counting on object 4's
+//     logged data of stage 16 among others. Until its restart 5 µs later 7
+//     kept computing, and on reaching stage 21 it pruned that message from
+//     4's log (it keeps its receiver's last four stages); 4, at stage 22,
+//     could not build it again from the flag bits, and 7 waited at stage 16.
+//     A forced rebuild now prunes nothing until it restarts.
 func TestABFTKnapsackRebuilds(t *testing.T) {
-	knapsack := []string{"workload.kind=dp", "protocol.kind=abft", `workload.problem="knapsack"`, "workload.random_items=30",
-		"workload.objects=7", "workload.requests=true", `failures.distribution="scripted"`}
+	knapsack := []string{"workload.kind=dp", "protocol.kind=abft", `workload.problem="knapsack"`, `failures.distribution="scripted"`}
+	requests := []string{"workload.random_items=30", "workload.objects=7", "workload.requests=true"}
 	for _, c := range []struct {
 		name     string
+		workload []string
 		keys     []string
 		failures int
 	}{
-		{"resendable", []string{"seed=39", "protocol.use_spares=false", "cluster.nodes=3", "cluster.spares=4", "cluster.cores=2", "cluster.rate=1e10",
+		{"resendable", requests, []string{"seed=39", "protocol.use_spares=false", "cluster.nodes=3", "cluster.spares=4", "cluster.cores=2", "cluster.rate=1e10",
 			`cluster.repair="3.7146ms"`, `cluster.spare_boot="0s"`, `network.latency="2us"`, `network.bandwidth="1GB/s"`,
 			"network.cpu_load=1", `network.message_cpu="50us"`, `network.jitter="20us"`, `storage.memory_bandwidth="100GB/s"`,
 			`detection.mode="oracle"`, `detection.delay="1.48584ms"`, `failures.downtime="297.168us"`,
 			`failures.scripted=[{node=0, at="10.330149ms"}, {node=2, at="10.627317ms"}]`}, 2},
-		{"forced rebuild planned again", []string{"seed=4", "protocol.use_spares=false", "cluster.nodes=5", "cluster.spares=1", "cluster.cores=4", "cluster.rate=1e8",
+		{"forced rebuild planned again", requests, []string{"seed=4", "protocol.use_spares=false", "cluster.nodes=5", "cluster.spares=1", "cluster.cores=4", "cluster.rate=1e8",
 			`cluster.placement="round_robin"`, `cluster.repair="3.049079ms"`, `cluster.spare_boot="3.049079ms"`,
 			`network.latency="50us"`, `network.bandwidth="50MB/s"`, "network.cpu_load=0.25", `storage.memory_bandwidth="100GB/s"`,
 			`network.topology="torus"`, `network.torus_dims="4x2x2"`, `network.hop_latency="5us"`,
 			`detection.mode="heartbeat"`, `detection.period="3.049079ms"`, `detection.timeout="3.049079ms"`, `failures.downtime="1.219631ms"`,
 			`failures.scripted=[{node=0, at="27.208665ms"}, {node=1, at="42.45406ms"}, {node=4, at="42.515041ms"}]`}, 3},
-		{"every message waited for", []string{"seed=639", "cluster.nodes=4", "cluster.spares=0", "cluster.cores=1",
+		{"every message waited for", requests, []string{"seed=639", "cluster.nodes=4", "cluster.spares=0", "cluster.cores=1",
 			"cluster.rate=1e9", `cluster.placement="round_robin"`, `network.latency="0s"`, `network.bandwidth="1GB/s"`,
 			`network.jitter="20us"`, `storage.memory_bandwidth="100GB/s"`, `network.topology="torus"`, `network.torus_dims="16"`,
 			`detection.mode="heartbeat"`, `detection.period="456.553us"`, `detection.timeout="856.553us"`,
 			`failures.scripted=[{node=0, at="3.543834ms"}, {node=0, at="3.726455ms"}, {node=1, at="6.00922ms"}, {node=2, at="6.054875ms"}, {node=2, at="6.10053ms"}]`}, 3},
+		{"forced rebuild keeps its inputs", []string{"workload.random_items=25", "workload.capacity=1500", "workload.objects_per_node=3"},
+			[]string{"seed=1", "cluster.nodes=4", "cluster.spares=0", "detection.mode=oracle",
+				`failures.scripted=[{node=0, at="155.025us"}, {node=3, at="155.214us"}]`}, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if r := runKeys(t, append(slices.Clone(knapsack), c.keys...)); !r.Finished || !r.DigestOK || r.Failures != c.failures {
+			if r := runKeys(t, slices.Concat(knapsack, c.workload, c.keys)); !r.Finished || !r.DigestOK || r.Failures != c.failures {
 				t.Fatalf("finished %v, digest_ok %v, %d failures: %s", r.Finished, r.DigestOK, r.Failures, r.Note)
 			}
 		})

@@ -388,7 +388,12 @@ func (p *DPProtocol) capture(j sim.ObjID) {
 	}
 	s := st - 1
 	p.captured[j] = st
-	p.prune(j, st)
+	if p.rollback[j] == 0 {
+		// A forced rebuild planned and not restarted yet keeps running
+		// meanwhile; its plan counted on the logged inputs of the stages it
+		// goes back to, which it must not prune as it passes them again.
+		p.prune(j, st)
+	}
 	data, modeled := o.CriticalData()
 	if data == nil {
 		return
