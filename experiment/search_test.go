@@ -25,9 +25,10 @@ var searchWorkloads = []searchWorkload{
 // otherWorkloads are other sizes and options of the workloads, with a
 // checkpoint period of about an eighth of each fault-free run: three objects
 // per node (life, stencil, pida), knapsack and TSP, work requests (dp),
-// random victims (pida), steps without exchanges (synthetic), and a
-// knapsack whose items fit, on 7 objects: at capacity 300 the weights (10
-// to 5,000) leave its blocks almost nothing to send each other.
+// random victims (pida), steps without exchanges (synthetic), a knapsack
+// whose items fit, on 7 objects (at capacity 300 the weights, 10 to 5,000,
+// leave its blocks almost nothing to send each other), and one pushing its
+// values from three blocks per node.
 var otherWorkloads = []searchWorkload{
 	{"life", "17us", []string{"width=40", "height=36", "generations=25", "objects_per_node=3"}},
 	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=3"}},
@@ -38,6 +39,7 @@ var otherWorkloads = []searchWorkload{
 	{"synthetic", "375ms", []string{"steps=15", "exchange=0", "objects=6"}},
 	{"pida", "2ms", []string{"korf=12", "objects_per_node=3", `victim="random"`}},
 	{"dp", "48us", []string{`problem="knapsack"`, "random_items=30", "capacity=2000", "objects=7", "requests=true"}},
+	{"dp", "24us", []string{`problem="knapsack"`, "random_items=25", "capacity=1500", "objects_per_node=3"}},
 }
 
 // searchWorkload is a workload of the searches: its kind, checkpoint
