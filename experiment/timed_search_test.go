@@ -243,6 +243,17 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenar
 //     master hands a tile to whichever worker answered first, an output
 //     that depends on the arrival order: log_order is now on by default
 //     for a farm with stateful workers, as for pida.
+//   - "knapsack message lost to an undetected failure", with and without
+//     spares (a scratch search of abft on every dp workload with three
+//     blocks per node): a block rebuilt at an early stage needed a message
+//     that its live sender, far ahead, no longer logged; the plan counted
+//     on building it from the flag bits, but by the block's restart a node
+//     had failed, not yet detected, with blocks whose bits it needed. The
+//     message was left unsent, and the round at that failure's detection
+//     looked only at the lost blocks' inputs: the block waited for ever.
+//     A round now also checks what live blocks wait for from live senders
+//     (it sends it again or has the sender compute it anew), and a restart
+//     that cannot build a message asks for a round.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -287,6 +298,8 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"TNs resent after the gate opened", "farm", mlogBasicMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 580.601), us(3, 594.57), us(4, 597.363), us(0, 597.363), us(6, 597.363)}, nil},
 		{"farm master with stateful workers", "farm", farmStateful, searchClusters[2], []scenarios.ScriptedFailure{us(0, 926.569)}, nil},
 		{"result past the restored master's next", "farm", optionProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(0, 455.251), us(1, 664.765), us(2, 748.57), us(0, 752.76)}, &otherWorkloads[5]},
+		{"knapsack message lost to an undetected failure", "dp", searchProtocols[11], searchClusters[3], []scenarios.ScriptedFailure{us(0, 52.735), us(3, 53.861), us(2, 59.491)}, &otherWorkloads[9]},
+		{"knapsack message lost to an undetected failure, with spares", "dp", searchProtocols[10], searchClusters[3], []scenarios.ScriptedFailure{us(2, 13.908), us(4, 27.983), us(3, 27.983), us(0, 33.613)}, &otherWorkloads[9]},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -139,13 +139,15 @@ func (p *DPProtocol) round() {
 			plans[id] = &plan{stage: min(p.rollback[j]-1, len(cds)), forced: true}
 		}
 	}
+	p.settle(plans)
+	p.resendLost(plans)
 	if len(plans) == 0 {
-		// nothing lost, and no forced rebuild to plan again (its install
-		// found a message the plan counted on gone: it schedules a round)
+		// nothing lost, no forced rebuild to plan again (its install found
+		// a message the plan counted on gone: it schedules a round), and
+		// every message live objects wait for on its way
 		return
 	}
 	p.Counters.Rounds++
-	p.settle(plans)
 	ids := slices.Sorted(maps.Keys(plans))
 	for _, j := range ids {
 		pl := plans[j]
@@ -410,7 +412,10 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 		p.restock(j)
 	}
 	// The data messages of its stages from now on, from live senders: from
-	// their logs, else from their state.
+	// their logs, else from their state. A message the plan counted on that
+	// cannot be built now (a failure not detected yet took flag bits it
+	// needs) is left to a round, which has its sender compute it again.
+	unsent := false
 	for t := stage; t < p.stages; t++ {
 		for _, q := range p.w.ReceiverSet(t, j) {
 			if rt.Lost(q) {
@@ -422,9 +427,8 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 				continue
 			}
 			if qo := p.object(q); qo.Stage() > p.w.SentAfter(t) && !qo.Promised(t, j) {
-				if size, payload, ok := p.regen(qo, q, t, j); ok {
-					rt.SendApp(q, j, int32(t), size, payload, sim.Header{})
-					p.Counters.Replayed++
+				if !p.resend(qo, q, t, j) && p.rollback[q] == 0 {
+					unsent = true
 				}
 			}
 		}
@@ -441,15 +445,13 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 			if p.got[k][logKey{j, int32(t)}] || !slices.Contains(p.w.ReceiverSet(t, kk), j) {
 				continue
 			}
-			size, payload, ok := p.regen(o, j, t, kk)
-			if !ok {
-				continue
+			if !p.resend(o, j, t, kk) && p.rollback[k] == 0 {
+				unsent = true
 			}
-			m := &sim.Message{Src: j, Dst: kk, Tag: int32(t), Size: size, Payload: payload, Epoch: rt.Epoch()}
-			p.logMsg(m)
-			rt.SendApp(j, kk, m.Tag, size, payload, sim.Header{})
-			p.Counters.Replayed++
 		}
+	}
+	if unsent {
+		p.schedule()
 	}
 	// Requests to j still waiting for their data.
 	if p.requests {
@@ -468,6 +470,55 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 			}
 		}
 	}
+}
+
+// resend sends the data message of tag from q (object o, live) to dst
+// again, built from q's state, and logs it as q's; it reports whether it
+// could build it.
+func (p *DPProtocol) resend(o Critical, q sim.ObjID, tag int, dst sim.ObjID) bool {
+	size, payload, ok := p.regen(o, q, tag, dst)
+	if !ok {
+		return false
+	}
+	p.logMsg(&sim.Message{Src: q, Dst: dst, Tag: int32(tag), Size: size, Payload: payload, Epoch: p.RT.Epoch()})
+	p.RT.SendApp(q, dst, int32(tag), size, payload, sim.Header{})
+	p.Counters.Replayed++
+	return true
+}
+
+// waitsLost calls fn for each data message a live object not in plans
+// still waits for from a live sender not in plans that has passed the
+// stage it sends it after, and that is neither on its way (logged), nor
+// arrived, nor kept for a request. In a run without failures there is none:
+// a restart that could not build such a message again leaves it (a
+// failure not yet detected took the flag bits it needed).
+func (p *DPProtocol) waitsLost(plans map[sim.ObjID]*plan, fn func(k, q sim.ObjID, tag int)) {
+	rt := p.RT
+	for k := range p.n {
+		kk := sim.ObjID(k)
+		if plans[kk] != nil || rt.Lost(kk) {
+			continue
+		}
+		for t := p.object(kk).Stage(); t < p.stages; t++ {
+			for _, q := range p.w.ReceiverSet(t, kk) {
+				if plans[q] != nil || rt.Lost(q) || p.got[k][logKey{q, int32(t)}] || p.logged(q, kk, int32(t)) != nil {
+					continue
+				}
+				if qo := p.object(q); qo.Stage() > p.w.SentAfter(t) && !qo.Promised(t, kk) {
+					fn(kk, q, t)
+				}
+			}
+		}
+	}
+}
+
+// resendLost sends again, from their senders' state, the messages live
+// objects wait for that are lost (waitsLost); settle has planned the
+// senders that cannot build them to compute them anew.
+func (p *DPProtocol) resendLost(plans map[sim.ObjID]*plan) {
+	p.waitsLost(plans, func(k, q sim.ObjID, tag int) {
+		p.resend(p.object(q), q, tag, k)
+	})
 }
 
 // restock gives the rebuilt object j back the copies it held of its peers'
@@ -540,7 +591,9 @@ func (p *DPProtocol) restock(j sim.ObjID) {
 
 // settle lowers the planned stages until every message a rebuilt object or
 // a live one still waits for will be sent (again), adding live objects that
-// must regenerate a message they no longer hold.
+// must regenerate a message they no longer hold: those a rebuilt object
+// waits for, those a live object waits for from a rebuilt one, and those a
+// live object waits for from a live sender that are lost (waitsLost).
 func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 	rt := p.RT
 	lower := func(q sim.ObjID, s int) bool {
@@ -613,6 +666,13 @@ func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 				}
 			}
 		}
+		// (d) live objects waiting for lost messages from live senders:
+		// each must be resendable, or its sender computes it again.
+		p.waitsLost(plans, func(k, q sim.ObjID, tag int) {
+			if !p.resendable(q, p.object(q).Stage(), tag, k, plans) {
+				changed = lower(q, p.w.SentAfter(tag)) || changed
+			}
+		})
 		if !changed {
 			return
 		}
