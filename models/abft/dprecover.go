@@ -489,9 +489,9 @@ func (p *DPProtocol) resend(o Critical, q sim.ObjID, tag int, dst sim.ObjID) boo
 // waitsLost calls fn for each data message a live object not in plans
 // still waits for from a live sender not in plans that has passed the
 // stage it sends it after, and that is neither on its way (logged), nor
-// arrived, nor kept for a request. In a run without failures there is none:
-// a restart that could not build such a message again leaves it (a
-// failure not yet detected took the flag bits it needed).
+// arrived, nor kept for a request. There is none unless a restart could not
+// build such a message again (a failure not detected yet took the flag
+// bits it needed).
 func (p *DPProtocol) waitsLost(plans map[sim.ObjID]*plan, fn func(k, q sim.ObjID, tag int)) {
 	rt := p.RT
 	for k := range p.n {
@@ -669,7 +669,7 @@ func (p *DPProtocol) settle(plans map[sim.ObjID]*plan) {
 		// (d) live objects waiting for lost messages from live senders:
 		// each must be resendable, or its sender computes it again.
 		p.waitsLost(plans, func(k, q sim.ObjID, tag int) {
-			if !p.resendable(q, p.object(q).Stage(), tag, k, plans) {
+			if !available(q, k, tag) {
 				changed = lower(q, p.w.SentAfter(tag)) || changed
 			}
 		})
