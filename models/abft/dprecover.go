@@ -414,7 +414,9 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 	// The data messages of its stages from now on, from live senders: from
 	// their logs, else from their state. A message the plan counted on that
 	// cannot be built now (a failure not detected yet took flag bits it
-	// needs) is left to a round, which has its sender compute it again.
+	// needs) is left to a round, which has its sender compute it again;
+	// not when a forced rebuild is pending for the sender (here) or the
+	// receiver (in the loop below), whose restart has it sent.
 	unsent := false
 	for t := stage; t < p.stages; t++ {
 		for _, q := range p.w.ReceiverSet(t, j) {
