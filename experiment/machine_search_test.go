@@ -142,6 +142,7 @@ func drawChassis(rng *rand.Rand, p *Point) {
 // otherwise those drawn without it, and adds the protocols that keep their
 // copies two nodes away (offsetProtocols).
 func TestRandomFailuresRandomMachines(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(1, 40)
 	first := 1
 	if v := os.Getenv("FTSIM_MACHINE_SEEDS"); v != "" {

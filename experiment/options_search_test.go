@@ -39,6 +39,7 @@ var optionProtocols = []searchProtocol{
 // TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over
 // optionProtocols: 1 seed per case by default, 40 with FTSIM_SEARCH=1.
 func TestRandomFailuresProtocolOptions(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(1, 40)
 	searchRandomFailures(t, optionProtocols, searchClusters, seeds, searchMTBFs)
 }
@@ -57,6 +58,7 @@ var smallClusters = [][]string{
 // case by default, 40 with FTSIM_SEARCH=1. On one node dps has no backup
 // and abft no surviving neighbour: a failure restarts them from scratch.
 func TestRandomFailuresSmallClusters(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(1, 40)
 	var ps []searchProtocol
 	for _, p := range append(slices.Clone(searchProtocols), optionProtocols...) {
@@ -80,6 +82,7 @@ func weibullHalf(c []string) []string {
 // the fault-free run after they fail: 1 seed per case by default, 40 with
 // FTSIM_SEARCH=1.
 func TestRandomFailuresWeibullRepair(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {
@@ -94,6 +97,7 @@ func TestRandomFailuresWeibullRepair(t *testing.T) {
 // failures and with Weibull failures of shape 0.5: 1 seed per case by
 // default, 40 with FTSIM_SEARCH=1.
 func TestRandomFailuresHighRate(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {
@@ -119,6 +123,7 @@ var offsetProtocols = []searchProtocol{
 // FTSIM_SEARCH=1. A pair's failure takes a node with its neighbour, and
 // often with the node that holds its copies.
 func TestRandomFailuresChassis(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {

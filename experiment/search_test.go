@@ -119,12 +119,16 @@ var searchClusters = [][]string{
 // the fault-free run, a timeout of a 15th). By default 2 seeds per case;
 // FTSIM_SEARCH=1 runs 40.
 func TestRandomFailuresEveryProtocol(t *testing.T) {
+	t.Parallel()
 	seeds := searchSize(2, 40)
 	searchRandomFailures(t, searchProtocols, searchClusters, seeds, searchMTBFs)
 }
 
 // searchSize is n, or full with FTSIM_SEARCH set: the seeds or plans of a
 // search case in the default test run and in the whole search.
+//
+// The search tests call t.Parallel: they share nothing, and together they
+// are most of go test's time, which they then spread over the cores.
 func searchSize(n, full int) int {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		return full

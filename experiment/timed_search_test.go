@@ -22,6 +22,7 @@ import (
 // restart from scratch, a pattern its protocol cannot survive). By default
 // one plan per case; FTSIM_SEARCH=1 runs 60.
 func TestFailureBurstsEveryProtocol(t *testing.T) {
+	t.Parallel()
 	plans := searchSize(1, 60)
 	searchBursts(t, searchWorkloads, plans, 0, false)
 }
@@ -32,6 +33,7 @@ func TestFailureBurstsEveryProtocol(t *testing.T) {
 // By default one plan per case; FTSIM_SEARCH=1 runs 40. The plans of case
 // i are drawn from seed 1000+i, or FTSIM_BURST_SEEDS+i.
 func TestLongFailureBursts(t *testing.T) {
+	t.Parallel()
 	plans := searchSize(1, 40)
 	base := uint64(1000)
 	if v := os.Getenv("FTSIM_BURST_SEEDS"); v != "" {
@@ -47,6 +49,7 @@ func TestLongFailureBursts(t *testing.T) {
 // otherWorkloads, with the plans of case i drawn from seed 60000+i: 1 plan
 // per case by default, 40 with FTSIM_SEARCH=1.
 func TestLongFailureBurstsOtherWorkloads(t *testing.T) {
+	t.Parallel()
 	plans := searchSize(1, 40)
 	searchBursts(t, otherWorkloads, plans, 60000, true)
 }
@@ -56,6 +59,7 @@ func TestLongFailureBurstsOtherWorkloads(t *testing.T) {
 // recoveries are where an iteration over a Go map (in random order) could
 // make it depend on more, and where such a dependence shows.
 func TestBurstRunsRepeat(t *testing.T) {
+	t.Parallel()
 	i := uint64(40000)
 	searchCases(searchWorkloads, append(slices.Clone(searchProtocols), optionProtocols...), searchClusters, func(c searchCase) {
 		i++
