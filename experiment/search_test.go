@@ -124,11 +124,11 @@ func TestRandomFailuresEveryProtocol(t *testing.T) {
 	searchRandomFailures(t, searchProtocols, searchClusters, seeds, searchMTBFs)
 }
 
-// searchSize is n, or full with FTSIM_SEARCH set: the seeds or plans of a
-// search case in the default test run and in the whole search.
-//
 // The search tests call t.Parallel: they share nothing, and together they
 // are most of go test's time, which they then spread over the cores.
+
+// searchSize is n, or full with FTSIM_SEARCH set: the seeds or plans of a
+// search case in the default test run and in the whole search.
 func searchSize(n, full int) int {
 	if os.Getenv("FTSIM_SEARCH") != "" {
 		return full
