@@ -159,7 +159,7 @@ func clusterConfig(s *scenarios.Scenario, seed uint64) (sim.Config, error) {
 	c := sim.Config{
 		Nodes: s.Cluster.Nodes, Spares: s.Cluster.Spares, Cores: s.Cluster.Cores,
 		Rate: s.Cluster.Rate, Memory: int64(s.Cluster.Memory),
-		SpareBoot: sim.Time(s.Cluster.SpareBoot), Repair: sim.Time(s.Cluster.Repair),
+		SpareBoot: sim.Time(s.Cluster.SpareBoot), Repair: sim.Time(s.Cluster.Repair), WaitForRepair: s.Cluster.NoSpare == "wait",
 		Latency: sim.Time(s.Network.Latency), Jitter: sim.Time(s.Network.Jitter), Bandwidth: float64(s.Network.Bandwidth), CPULoad: s.Network.CPULoad,
 		MessageCPU:   sim.Time(s.Network.MessageCPU),
 		MemBandwidth: float64(s.Storage.MemoryBandwidth), DiskBandwidth: float64(s.Storage.DiskBandwidth),

@@ -137,10 +137,12 @@ func drawChassis(rng *rand.Rand, p *Point) {
 // starts their seeds at N instead of 1. FTSIM_MACHINE_BURSTS=long (or
 // short) replaces the random failures by a burst plan (burstPlans) on
 // other machines. FTSIM_MACHINE_EXTRAS=1 also draws the network's
-// topology (drawNetwork) and, with random failures, failing chassis
-// (drawChassis), both from a stream of their own, so that the machines are
-// otherwise those drawn without it, and adds the protocols that keep their
-// copies two nodes away (offsetProtocols).
+// topology (drawNetwork), with random failures failing chassis
+// (drawChassis) and, on a machine that repairs its nodes, half the time a
+// relaunch that waits for them (cluster.no_spare = "wait"), all from a
+// stream of their own, so that the machines are otherwise those drawn
+// without it, and adds the protocols that keep their copies two nodes away
+// (offsetProtocols).
 func TestRandomFailuresRandomMachines(t *testing.T) {
 	t.Parallel()
 	seeds := searchSize(1, 40)
@@ -218,10 +220,13 @@ func (c searchCase) onMachine(t *testing.T, seed int, hash uint64, bursts string
 	} else if extras {
 		drawChassis(more, p)
 	}
-	n := p.Scenario.Network
-	name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) chassis of %d MTBF %v plan %v, detection %+v, network %s %q hop %v ports %d oversubscription %g, jitter %v, downtime %v, repair %v, spare boot %v",
+	if cl := &p.Scenario.Cluster; extras && cl.Repair > 0 && more.IntN(2) == 0 {
+		cl.NoSpare = "wait"
+	}
+	n, cl := p.Scenario.Network, p.Scenario.Cluster
+	name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) chassis of %d MTBF %v plan %v, detection %+v, network %s %q hop %v ports %d oversubscription %g, jitter %v, downtime %v, repair %v (no spare: %s), spare boot %v",
 		c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.GroupSize, f.GroupMTBF, f.Scripted, p.Scenario.Detection,
-		n.Topology, n.TorusDims, n.HopLatency, n.SwitchPorts, n.Oversubscription, n.Jitter, f.Downtime, p.Scenario.Cluster.Repair, p.Scenario.Cluster.SpareBoot)
+		n.Topology, n.TorusDims, n.HopLatency, n.SwitchPorts, n.Oversubscription, n.Jitter, f.Downtime, cl.Repair, cl.NoSpare, cl.SpareBoot)
 	return p, name, nil
 }
 

@@ -78,15 +78,17 @@ func weibullHalf(c []string) []string {
 // searchClusters with Weibull failures of shape 0.5 (the decreasing hazard
 // measured on real machines: a node that has just started, or been
 // repaired, fails soonest, so failures come in bursts and strike during
-// recoveries), without repair and with failed nodes repaired a quarter of
-// the fault-free run after they fail: 1 seed per case by default, 40 with
-// FTSIM_SEARCH=1.
+// recoveries), without repair, with failed nodes repaired a quarter of
+// the fault-free run after they fail, and with jobs relaunched as a whole
+// waiting for those repairs rather than shrinking: 1 seed per case by
+// default, 40 with FTSIM_SEARCH=1.
 func TestRandomFailuresWeibullRepair(t *testing.T) {
 	t.Parallel()
 	seeds := searchSize(1, 40)
 	var clusters [][]string
 	for _, c := range searchClusters {
-		clusters = append(clusters, weibullHalf(c), append(weibullHalf(c), repairQuarter))
+		clusters = append(clusters, weibullHalf(c), append(weibullHalf(c), repairQuarter),
+			append(weibullHalf(c), repairQuarter, waitForRepair))
 	}
 	searchRandomFailures(t, append(slices.Clone(searchProtocols), optionProtocols...), clusters, seeds, searchMTBFs)
 }

@@ -130,18 +130,33 @@ func (p *Point) Predictions() []Prediction {
 	// with Weibull failures a row says what MTBF the models took: it goes
 	// here, once the protocol's makespan prediction is known
 	overRun := len(ps.out)
-	boot := s.Cluster.SpareBoot.Seconds()
-	if s.Cluster.Spares == 0 {
-		boot = 0
-	}
-	restart := det + math.Max(boot, s.Failures.Downtime.Seconds())
+	boot, downtime := s.Cluster.SpareBoot.Seconds(), s.Failures.Downtime.Seconds()
 	// cpr that never checkpoints within the fault-free run restarts from
 	// scratch too.
 	scratch := s.Protocol.Kind() == "none" || s.Protocol.Kind() == "cpr" && p.FaultFreeStats.Checkpoints == 0
-	e, _ := ps.solved("restart from scratch", func(mu float64) float64 { return cpr.ScratchMean(1/mu, T, 0, restart) },
-		"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), scratch)
+	var e, restart float64
+	name := "restart from scratch"
+	if s.Cluster.Spares == 0 && s.Cluster.NoSpare == "wait" {
+		// every relaunch waits for the failed nodes' repair (each back in
+		// the pool at its detection at the earliest), then boots them
+		window := math.Max(s.Cluster.Repair.Seconds(), det)
+		after := math.Max(boot, det+downtime-window)
+		restart = window + after
+		nodes := s.Cluster.Nodes
+		name += ", waiting for repairs"
+		e, _ = ps.solved(name, func(mu float64) float64 {
+			return cpr.ScratchMean(1/mu, T, cpr.RepairWait(1/(mu*float64(nodes)), nodes, window), after)
+		}, "e^{λR}(1/λ + W)(e^{λT} − 1)", fmt.Sprintf("W=RepairWait(λ/N, N, w), w=%.4g s (repair or detection), R=%.4g s (boot)", window, after), scratch)
+	} else {
+		if s.Cluster.Spares == 0 {
+			boot = 0
+		}
+		restart = det + math.Max(boot, downtime)
+		e, _ = ps.solved(name, func(mu float64) float64 { return cpr.ScratchMean(1/mu, T, 0, restart) },
+			"e^{λR}(1/λ + D)(e^{λT} − 1), D=0", fmt.Sprintf("R=%.4g s (detection+boot)", restart), scratch)
+	}
 	if scratch {
-		ps.headline(e, "restart from scratch")
+		ps.headline(e, name)
 	}
 	switch s.Protocol.Kind() {
 	case "mlog":

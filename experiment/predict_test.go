@@ -237,6 +237,64 @@ func TestWeibullPredictionsTakeTheMTBFOverTheRun(t *testing.T) {
 	}
 }
 
+// cluster.no_spare reaches the simulator: a relaunch waits for repaired
+// nodes only when asked.
+func TestNoSpareReachesTheSimulator(t *testing.T) {
+	for policy, want := range map[string]bool{"shrink": false, "wait": true} {
+		s := smallScenario(t, "cluster.repair=1h", `cluster.no_spare="`+policy+`"`)
+		cfg, err := clusterConfig(s, 1)
+		if err != nil || cfg.WaitForRepair != want {
+			t.Errorf("no_spare %s: WaitForRepair %v, %v", policy, cfg.WaitForRepair, err)
+		}
+	}
+}
+
+// With no spare and cluster.no_spare = "wait", the headline prediction of
+// none is the restart formula with the expected wait for repairs as its
+// downtime (cpr.RepairWait over the repair time, or the detection delay
+// where longer) and the boot as its restart; with spares, or shrinking, the
+// plain restart formula.
+func TestPredictionWaitingForRepairs(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		sets     []string
+		makespan string
+		want     func(T float64) float64 // nil: not checked
+	}{
+		{"wait, no spare", []string{"cluster.spares=0", "cluster.repair=2s", `cluster.no_spare="wait"`, "detection.mode=oracle", `detection.delay="0.5s"`},
+			"restart from scratch, waiting for repairs",
+			func(T float64) float64 { return cpr.ScratchMean(0.5, T, cpr.RepairWait(0.125, 4, 2), 1) }},
+		{"wait, detection longer than the repair", []string{"cluster.spares=0", "cluster.repair=0.2s", `cluster.no_spare="wait"`, "detection.mode=oracle", `detection.delay="0.5s"`},
+			"restart from scratch, waiting for repairs",
+			func(T float64) float64 { return cpr.ScratchMean(0.5, T, cpr.RepairWait(0.125, 4, 0.5), 1) }},
+		{"wait, spares left", []string{"cluster.repair=2s", `cluster.no_spare="wait"`}, "restart from scratch", nil},
+		{"shrink, no spare", []string{"cluster.spares=0", "cluster.repair=2s"}, "restart from scratch", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Prepare(smallScenario(t, tc.sets...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range p.Predictions() {
+				if !x.Makespan {
+					continue
+				}
+				if x.Name != tc.makespan {
+					t.Fatalf("makespan prediction %q (%s), want %q", x.Name, x.Inputs, tc.makespan)
+				}
+				if tc.want != nil {
+					// 4 nodes of MTBF 8 s: λ = 0.5/s; the spares boot in 1 s
+					if want := tc.want(p.Baseline.Seconds()); math.Abs(x.Value-want) > 1e-9*want {
+						t.Fatalf("%s = %.9g s, want %.9g s", x.Name, x.Value, want)
+					}
+				}
+				return
+			}
+			t.Fatalf("no makespan prediction")
+		})
+	}
+}
+
 // failures.start reaches the simulator: nodes in service only when asked.
 func TestFailuresStartReachesTheSimulator(t *testing.T) {
 	for start, want := range map[string]bool{"new": false, "in_service": true} {

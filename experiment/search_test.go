@@ -143,19 +143,26 @@ var searchMTBFs = []float64{4, 12}
 // spare pool a quarter of the fault-free run after it failed.
 const repairQuarter = "cluster.repair=FF/4"
 
+// waitForRepair, among a cluster's keys beside repairQuarter, has a job
+// relaunched as a whole wait for repaired nodes rather than restart on the
+// survivors (cluster.no_spare = "wait", which prepare applies once the
+// repair time is set: it needs one).
+const waitForRepair = `cluster.no_spare="wait"`
+
 // chassisPairs, among a cluster's keys, groups its nodes in failure domains
 // of two, each failing as a whole at a mean interval of four fault-free runs.
 const chassisPairs = "failures.group_mtbf=4FF"
 
 // overrides are the keys of the case's scenario with the given seed,
 // checkpoint period (for "PERIOD") and failure keys; the cluster's keys
-// (but repairQuarter and chassisPairs' MTBF, which prepare applies) come
+// (but repairQuarter, waitForRepair and chassisPairs' MTBF, which prepare
+// applies) come
 // after the failure keys and may override them.
 func (c searchCase) overrides(seed int, period string, failureKeys []string) []string {
 	over := append([]string{"workload.kind=" + c.workload, "protocol.kind=" + c.protocol.kind, fmt.Sprintf("seed=%d", seed)}, failureKeys...)
 	for _, k := range c.cluster {
 		switch k {
-		case repairQuarter:
+		case repairQuarter, waitForRepair:
 		case chassisPairs:
 			over = append(over, "failures.group_size=2")
 		default:
@@ -234,7 +241,7 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 // (the cluster's keys come after them and may override them), prepares it,
 // and returns the point and the longer of its baseline and fault-free run.
 // A cluster with repairQuarter repairs failed nodes a quarter of that time
-// after they fail, one with chassisPairs fails its pairs of nodes four times
+// after they fail (and with waitForRepair waits for them), one with chassisPairs fails its pairs of nodes four times
 // that time apart on average; with heartbeats, the period is a 50th of it
 // and the timeout a 15th.
 func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Point, sim.Time) {
@@ -251,6 +258,9 @@ func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Poi
 	ff := max(p.FaultFree, p.Baseline)
 	if repair {
 		p.Scenario.Cluster.Repair = scenarios.Duration(ff / 4)
+	}
+	if slices.Contains(c.cluster, waitForRepair) {
+		p.Scenario.Cluster.NoSpare = "wait"
 	}
 	if slices.Contains(c.cluster, chassisPairs) {
 		p.Scenario.Failures.GroupMTBF = scenarios.Duration(4 * ff)

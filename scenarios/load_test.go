@@ -23,7 +23,7 @@ func TestDefault(t *testing.T) {
 		{"seed", s.Seed, int64(1)},
 		{"reps", s.Reps, 1},
 		{"duration_limit", s.DurationLimit, Duration(0)},
-		{"cluster", s.Cluster, Cluster{Nodes: 64, Cores: 1, Rate: 1e9, Memory: 64 * GiB, Placement: "block"}},
+		{"cluster", s.Cluster, Cluster{Nodes: 64, Cores: 1, Rate: 1e9, Memory: 64 * GiB, NoSpare: "shrink", Placement: "block"}},
 		{"network", s.Network, Network{Latency: 2 * Microsecond, Bandwidth: 12.5e9, Topology: "flat",
 			HopLatency: 100 * Nanosecond, SwitchPorts: 32, Oversubscription: 1}},
 		{"storage", s.Storage, Storage{MemoryBandwidth: 10e9, DiskBandwidth: 500e6, PFSBandwidth: 100e9, PFSNodeBandwidth: 2e9, PFSLatency: Millisecond}},
@@ -48,7 +48,7 @@ func TestLoadFull(t *testing.T) {
 	want := Default()
 	want.Name, want.Description, want.Seed, want.Reps, want.DurationLimit = "full", "every key set", 42, 3, 2*Day
 	want.Cluster = Cluster{Nodes: 128, Spares: 4, Cores: 8, Rate: 2.5e9, Memory: 128 * GiB,
-		SpareBoot: 30 * Second, Repair: Hour, Placement: "round_robin"}
+		SpareBoot: 30 * Second, Repair: Hour, NoSpare: "wait", Placement: "round_robin"}
 	want.Network = Network{Latency: 1500 * Nanosecond, Bandwidth: 12.5e9, CPULoad: 0.5, Topology: "fat_tree",
 		HopLatency: 150 * Nanosecond, TorusDims: "4x4x9", SwitchPorts: 16, Oversubscription: 2}
 	want.Storage = Storage{MemoryBandwidth: 20e9, DiskBandwidth: 1 << 30, PFSBandwidth: 1e12, PFSNodeBandwidth: 0, PFSLatency: 5 * Millisecond}
@@ -200,6 +200,10 @@ func TestBadValues(t *testing.T) {
 			`x.toml:1: duration_limit: want a duration such as "90s" or a number of seconds, got a boolean`},
 		{"bad placement", "[cluster]\nplacement = \"random\"\n", nil,
 			`x.toml:2: cluster.placement: must be one of block, round_robin; got "random"`},
+		{"bad no_spare", "[cluster]\nno_spare = \"shrunk\"\n", nil,
+			`x.toml:2: cluster.no_spare: must be one of shrink, wait; got "shrunk"`},
+		{"wait without repair", "[cluster]\nno_spare = \"wait\"\n", nil,
+			`x.toml:2: cluster.no_spare: "wait" needs cluster.repair > 0: with failed nodes never repaired, a job out of spares would wait for ever`},
 		{"bad topology", "[network]\ntopology = \"hypercube\"\n", nil,
 			`x.toml:2: network.topology: must be one of flat, torus, fat_tree; got "hypercube"`},
 		{"torus too small for spares", "[cluster]\nnodes = 60\nspares = 5\n[network]\ntopology = \"torus\"\ntorus_dims = \"4x4x4\"\n", nil,
@@ -477,7 +481,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("Load missing = %v", err)
 	}
 	_, err = Load("testdata/full.toml", []string{"workload.kind=life", "cluster.nodes=4", "cluster.spares=1"})
-	if err == nil || err.Error() != "testdata/full.toml:43: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
+	if err == nil || err.Error() != "testdata/full.toml:44: failures.scripted[1]: node must be in [0, nodes+spares) = [0, 5), got 5" {
 		t.Errorf("Load = %v", err)
 	}
 	// An endless file used to be read whole: an out-of-memory crash.

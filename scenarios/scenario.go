@@ -63,7 +63,12 @@ type Cluster struct {
 	Memory    Size     `toml:"memory"`     // memory per node
 	SpareBoot Duration `toml:"spare_boot"` // time for a spare to take a failed node's place
 	Repair    Duration `toml:"repair"`     // a failed node rejoins the spare pool after this; 0 = never
-	Placement string   `toml:"placement"`  // initial object placement: "block" or "round_robin"
+	// NoSpare is what a job relaunched as a whole (none, cpr, every
+	// protocol's restart from scratch) does when the pool is empty:
+	// "shrink" restarts it on the survivors, "wait" holds it until
+	// repaired nodes refill its allocation (needs repair > 0).
+	NoSpare   string `toml:"no_spare"`
+	Placement string `toml:"placement"` // initial object placement: "block" or "round_robin"
 }
 
 // Network is the interconnect.
@@ -218,6 +223,7 @@ func Default() *Scenario {
 			Cores:     1,
 			Rate:      1e9,
 			Memory:    64 * GiB,
+			NoSpare:   "shrink",
 			Placement: "block",
 		},
 		Network: Network{

@@ -42,6 +42,7 @@ func TorusRoom(nodes int) int { return min(MaxNodes, max(64*nodes, 4096)) }
 // Enumerations of the fixed schema, in the order errors list them.
 var (
 	placements    = []string{"block", "round_robin"}
+	noSpares      = []string{"shrink", "wait"}
 	topologies    = []string{"flat", "torus", "fat_tree"}
 	distributions = []string{"none", "exponential", "weibull", "trace", "scripted"}
 	starts        = []string{"new", "in_service"}
@@ -142,6 +143,9 @@ func (v *validator) cluster() {
 	v.check(c.Memory >= 0, "cluster.memory", "must be ≥ 0, got %s", c.Memory)
 	v.delay("cluster.spare_boot", c.SpareBoot)
 	v.delay("cluster.repair", c.Repair)
+	v.oneOf("cluster.no_spare", c.NoSpare, noSpares)
+	v.check(c.NoSpare != "wait" || c.Repair > 0, v.s.blame("cluster.no_spare", "cluster.repair"),
+		`"wait" needs cluster.repair > 0: with failed nodes never repaired, a job out of spares would wait for ever`)
 	v.oneOf("cluster.placement", c.Placement, placements)
 }
 

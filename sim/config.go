@@ -40,7 +40,13 @@ type Config struct {
 	Memory               int64   // bytes per node (for reporting memory pressure)
 	SpareBoot            Time    // a spare is usable this long after it is taken
 	Repair               Time    // a failed node rejoins the spare pool after this (not before its failure is detected, nor while it is in the slots); 0 = never
-	Placement            Placement
+	// WaitForRepair has a job relaunched as a whole (Replacer: none, cpr,
+	// every protocol's restart from scratch) wait, when the pool holds no
+	// spare, for repaired nodes to refill its allocation rather than
+	// restart on the survivors, as a resource manager requeueing the job
+	// would. It needs Repair > 0, or the job would wait for ever.
+	WaitForRepair bool
+	Placement     Placement
 
 	Latency   Time
 	Bandwidth float64 // bytes/s per interface and direction

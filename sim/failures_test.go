@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -495,6 +496,8 @@ func TestConfigValidate(t *testing.T) {
 		{"a latency just under", func(c *Config) { c.Latency = MaxDuration - 1 }, ""},
 		{"a negative boot", func(c *Config) { c.SpareBoot = -1 }, "cluster.spare_boot"},
 		{"a repair of 200 years", func(c *Config) { c.Repair = 2 * MaxDuration }, "cluster.repair"},
+		{"waiting for no repair", func(c *Config) { c.WaitForRepair = true }, "needs a repair time"},
+		{"waiting for a repair", func(c *Config) { c.WaitForRepair, c.Repair = true, Hour }, ""},
 		{"a PFS latency", func(c *Config) { c.PFSLatency = MaxDuration }, "storage.pfs_latency"},
 		{"a downtime", func(c *Config) { c.Downtime = MaxDuration }, "failures.downtime"},
 		{"a detection delay", func(c *Config) { c.DetectDelay = MaxDuration }, "detection.delay"},
@@ -549,6 +552,30 @@ func TestRepairNotBeforeDetection(t *testing.T) {
 	})
 	if !slices.Equal(left, []int{0, 1}) || len(p.failures) != 1 || p.failures[0].DetectedAt != 4*Second {
 		t.Fatalf("spares left at the detection and just after: %v, failures %+v", left, p.failures)
+	}
+}
+
+// OnPoolJoin's callbacks run when a repaired node joins the pool, in an
+// event of their own at that instant (after the repair's, which a slot
+// change may be inside of): node 1, detected dead and dropped at 1 s, is
+// back at 2 s, and each of the two callbacks finds it there.
+func TestOnPoolJoin(t *testing.T) {
+	var seen []string
+	var rt *Runtime
+	watch := func(name string) func() {
+		return func() { seen = append(seen, fmt.Sprintf("%s at %v, %d spare", name, rt.Now(), rt.SparesLeft())) }
+	}
+	cfg := testConfig(2)
+	cfg.Repair, cfg.Failures = Second, ScriptedFailures
+	cfg.Planned = []ScriptedFailure{{Node: 1, At: Second}}
+	cfg.Limit = Minute
+	p := &recordProto{onFail: func(f Failure) { rt.RemoveSlot(f.Node) }}
+	rt, _ = New(cfg, idle(2), p)
+	rt.OnPoolJoin(watch("a"))
+	rt.OnPoolJoin(watch("b"))
+	rt.Run()
+	if want := []string{"a at 2s, 1 spare", "b at 2s, 1 spare"}; !slices.Equal(seen, want) {
+		t.Fatalf("callbacks %q, want %q", seen, want)
 	}
 }
 

@@ -263,7 +263,16 @@ func (rt *Runtime) toPool(n NodeID) {
 	rt.links[n].inc++
 	rt.links[n].state = nodeSpare
 	rt.spares = append(rt.spares, n)
+	for _, f := range rt.poolWatchers {
+		// in an event of its own: toPool runs inside slot changes a
+		// watcher taking the spare would re-enter
+		rt.At(rt.eng.now, f)
+	}
 }
+
+// OnPoolJoin has f called, in an event of its own at the same instant,
+// whenever a repaired node joins the spare pool.
+func (rt *Runtime) OnPoolJoin(f func()) { rt.poolWatchers = append(rt.poolWatchers, f) }
 
 // releaseRepaired puts the repaired nodes that have left the slots into
 // the pool, in node order.

@@ -36,6 +36,7 @@ type Runtime struct {
 	slotOf              []int32  // slotOf[n] is node n's index in slots, -1 if none
 	spares              []NodeID // idle spares, taken first to last
 	repairsDue          int      // repaired nodes waiting to leave the slots for the pool
+	poolWatchers        []func() // OnPoolJoin's callbacks
 
 	epoch     uint32
 	started   bool // objects may run (set after Protocol.Start)
@@ -200,6 +201,8 @@ func (c *Config) validate() error {
 		return errors.New("heartbeat period must be positive and timeout at least one period")
 	case !c.OracleDetection && c.HBPeriod/HBJitterMargin < c.Jitter:
 		return fmt.Errorf("heartbeat period must be at least %d mean network jitters (heartbeats are not held behind late ones)", HBJitterMargin)
+	case c.WaitForRepair && c.Repair <= 0:
+		return errors.New("waiting for repaired nodes needs a repair time: the job would wait for ever")
 	case c.Topology != nil && c.Topology.Nodes() < c.Nodes+c.Spares:
 		return fmt.Errorf("the %s connects %d nodes, the cluster has %d (nodes + spares)", c.Topology.Name(), c.Topology.Nodes(), c.Nodes+c.Spares)
 	}

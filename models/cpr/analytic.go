@@ -171,6 +171,31 @@ func ScratchMean(lambda, T, D, R float64) float64 {
 	return SegmentMean(lambda, Segment{W: T, D: D, R: R})
 }
 
+// RepairWait is the expected time from a failure until a job of nodes
+// nodes with no spare left, which waits for its failed nodes to be repaired
+// (cluster.no_spare = "wait"), has them all back: each node is back window
+// seconds after it failed (its repair, or its detection if that is later),
+// and meanwhile the survivors fail at lambdaNode each, every failure
+// pushing the end to window after it. With k nodes down the next failure
+// comes at rate μ_k = (nodes − k)·lambdaNode, so the remaining wait after
+// the k-th failure is
+//
+//	E_k = (1 − e^{−μ_k w})/μ_k + (1 − e^{−μ_k w}) E_{k+1},  E_nodes = w,
+//
+// the expected time to the next failure or the window's end, plus the wait
+// after that failure if it comes within the window; RepairWait is E_1. (The
+// repaired nodes wait cold in the pool, failing only once taken.) One node,
+// or lambdaNode = 0, gives w.
+func RepairWait(lambdaNode float64, nodes int, window float64) float64 {
+	e := window
+	for k := nodes - 1; k >= 1 && lambdaNode > 0; k-- {
+		mu := float64(nodes-k) * lambdaNode
+		q := -math.Expm1(-mu * window) // another failure within the window
+		e = q/mu + q*e
+	}
+	return e
+}
+
 // ScratchVariance is the variance of the completion time of restart-from-scratch with
 // D = R = 0: (e^{2λT} − 2λT e^{λT} − 1)/λ² (VALIDATION.md; the compound-geometric
 // variance of SegmentVariance with C = D = R = 0). For λT < 1 it is evaluated by its

@@ -503,3 +503,46 @@ func TestInvalidInputs(t *testing.T) {
 		t.Error("λ = 0 must give W + C and variance 0")
 	}
 }
+
+// RepairWait: its closed forms for one and two nodes, and a Monte Carlo of
+// the wait itself (survivors failing at their rate, each failure pushing
+// the end a window further) for more.
+func TestRepairWait(t *testing.T) {
+	q := -math.Expm1(-0.5 * 2) // two nodes: one survivor at λ = 0.5, a window of 2
+	for _, tc := range []struct {
+		name         string
+		lambda       float64
+		nodes        int
+		window, want float64
+	}{
+		{"one node", 0.5, 1, 2, 2},
+		{"no failures", 0, 8, 2, 2},
+		{"two nodes", 0.5, 2, 2, q/0.5 + q*2},
+	} {
+		if got := RepairWait(tc.lambda, tc.nodes, tc.window); !relClose(got, tc.want, 1e-14) {
+			t.Errorf("%s: RepairWait %.15g, want %.15g", tc.name, got, tc.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, nodes := range []int{3, 6} {
+		const lambda, window, n = 0.2, 1.5, 200000
+		var sum, sq float64
+		for range n {
+			end, down := window, 1 // the first failure at 0
+			for now := 0.0; down < nodes; down++ {
+				now += rng.ExpFloat64() / (float64(nodes-down) * lambda)
+				if now >= end {
+					break
+				}
+				end = now + window
+			}
+			sum += end
+			sq += end * end
+		}
+		mean := sum / n
+		se := math.Sqrt((sq/n - mean*mean) / n)
+		if want := RepairWait(lambda, nodes, window); math.Abs(mean-want) > 4*se {
+			t.Errorf("%d nodes: simulated wait %.5f ± %.5f, RepairWait %.5f", nodes, mean, se, want)
+		}
+	}
+}

@@ -307,6 +307,56 @@ func TestRollbackRegrowsFromThePool(t *testing.T) {
 	}
 }
 
+// With cluster.no_spare = "wait" and no spare, a rollback waits for the
+// failed nodes' repair and restores onto the whole allocation. Waiting 50 ms
+// for a repair that boots at once costs what a spare booting in 50 ms does
+// (the same makespan, to the nanosecond), and beats rolling back on 3
+// nodes at once. With every node failed, the job that would shrink to
+// nothing is unrecoverable; the one that waits restores from the PFS.
+func TestRollbackWaitsForRepair(t *testing.T) {
+	pc := Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: []Level{{PFS, 1}}}
+	config := func(spares int, wait bool, failed ...sim.NodeID) sim.Config {
+		cfg := cluster()
+		cfg.Spares, cfg.WaitForRepair = spares, wait
+		if spares == 0 {
+			cfg.Repair = 50 * sim.Millisecond
+		} else {
+			cfg.SpareBoot = 50 * sim.Millisecond
+		}
+		cfg.Failures = sim.ScriptedFailures
+		for _, n := range failed {
+			cfg.Planned = append(cfg.Planned, sim.ScriptedFailure{Node: n, At: 650 * sim.Millisecond})
+		}
+		return cfg
+	}
+	waited, p := run(t, config(0, true, 1), job(t, 1000), pc)
+	spare, _ := run(t, config(1, false, 1), job(t, 1000), pc)
+	shrunk, _ := run(t, config(0, false, 1), job(t, 1000), pc)
+	if fmt.Sprint(p.RestoredFrom) != "[pfs]" || len(p.RT.Slots()) != 4 {
+		t.Fatalf("restored from %v onto %d slots; want [pfs] and 4", p.RestoredFrom, len(p.RT.Slots()))
+	}
+	if waited.Makespan != spare.Makespan || !(waited.Makespan < shrunk.Makespan) {
+		t.Fatalf("makespan %v waiting for the repair, %v with a spare, %v on the survivors", waited.Makespan, spare.Makespan, shrunk.Makespan)
+	}
+
+	all, p := run(t, config(0, true, 0, 1, 2, 3), job(t, 1000), pc)
+	if fmt.Sprint(p.RestoredFrom) != "[pfs]" || len(p.RT.Slots()) != 4 || all.Makespan != waited.Makespan || all.Stats.Unrecoverable != 0 {
+		t.Fatalf("every node failed: restored from %v onto %d slots, makespan %v, unrecoverable %d; want [pfs], 4, %v and 0",
+			p.RestoredFrom, len(p.RT.Slots()), all.Makespan, all.Stats.Unrecoverable, waited.Makespan)
+	}
+	cp, err := New(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(config(0, false, 0, 1, 2, 3), job(t, 1000), cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := rt.Run(); res.Finished || res.Stats.Unrecoverable != 1 {
+		t.Fatalf("every node failed, no wait: finished %v, unrecoverable %d; want false, 1", res.Finished, res.Stats.Unrecoverable)
+	}
+}
+
 // The LuNA-style checkpoint records messages in flight instead of draining,
 // and Life restarts from it with the right answer, on fewer nodes too.
 func TestNoDrainCheckpointOfLife(t *testing.T) {

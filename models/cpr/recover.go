@@ -30,9 +30,11 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)
 	if p.nodes.Failed(f) {
 		if len(rt.Slots()) == 0 {
-			st := rt.Stats()
-			st.Unrecoverable++
-			st.UnrecoverableNote = "every node failed and no spare is left"
+			if !p.nodes.Pending() { // (waiting for repaired nodes, it recovers on them)
+				st := rt.Stats()
+				st.Unrecoverable++
+				st.UnrecoverableNote = "every node failed and no spare is left"
+			}
 			return
 		}
 		rt.Place() // restart on fewer nodes: objects are spread over the survivors

@@ -37,26 +37,41 @@ func (p *Protocol) OnFailure(f sim.Failure) { p.r.OnFailure(f) }
 // the next failure that finds them in the pool (repaired nodes join it): a
 // job restarted or rolled back is relaunched on its whole allocation, as a
 // resource manager would, rather than left on fewer nodes beside idle
-// spares. A spare that dies while booting is replaced in turn. Protocols
-// call Failed on each detection and act when Pending turns false (the ready
-// callback); when the node set grew, every object has been placed again.
+// spares. With Config.WaitForRepair a node set that shrank does not run
+// small: it stays pending until the pool, which repaired nodes join, can
+// refill it, as a resource manager holds a requeued job until its whole
+// allocation is free. A spare that dies while booting is replaced in turn.
+// Protocols call Failed on each detection and act when Pending turns false
+// (the ready callback); when the node set grew, every object has been
+// placed again.
 type Replacer struct {
 	rt      *sim.Runtime
 	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces, or None: a slot of its own
 	ready   func()
+	waiting bool // short of cluster.nodes with Config.WaitForRepair: regrows as repaired nodes join the pool
 }
 
 // NewReplacer returns a replacer that calls ready whenever a replacement has
 // booted (check Pending: more may still be booting).
 func NewReplacer(rt *sim.Runtime, ready func()) *Replacer {
-	return &Replacer{rt: rt, booting: map[sim.NodeID]sim.NodeID{}, ready: ready}
+	r := &Replacer{rt: rt, booting: map[sim.NodeID]sim.NodeID{}, ready: ready}
+	if rt.Config().WaitForRepair {
+		rt.OnPoolJoin(func() {
+			if r.waiting {
+				r.regrow()
+			}
+		})
+	}
+	return r
 }
 
-// Pending reports whether spares are still booting.
-func (r *Replacer) Pending() bool { return len(r.booting) > 0 }
+// Pending reports whether spares are still booting or, with
+// Config.WaitForRepair, the node set still waits for repaired nodes.
+func (r *Replacer) Pending() bool { return len(r.booting) > 0 || r.waiting }
 
 // Failed handles a detected failure; it reports whether the failed node was
-// dropped for want of a spare (the caller may re-place objects).
+// dropped for want of a spare (the caller may re-place objects; with
+// Config.WaitForRepair, Pending then holds until the set is whole again).
 func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 	defer r.regrow()
 	rt := r.rt
@@ -82,7 +97,9 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 }
 
 // regrow boots spares for the slots the node set lost, as many as the pool
-// has.
+// has. With Config.WaitForRepair it takes them only once the pool has them
+// all: the repaired nodes wait in the pool, cold, until the job can be
+// relaunched whole, as a resource manager allocates a requeued job at once.
 func (r *Replacer) regrow() {
 	rt := r.rt
 	missing := rt.Config().Nodes - len(rt.Slots())
@@ -90,6 +107,10 @@ func (r *Replacer) regrow() {
 		if failed == sim.None {
 			missing--
 		}
+	}
+	r.waiting = rt.Config().WaitForRepair && missing > rt.SparesLeft()
+	if r.waiting {
+		return
 	}
 	for ; missing > 0; missing-- {
 		spare, ok := rt.TakeSpare(r.booted)

@@ -3,6 +3,7 @@ package none_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"ftsim/models/cpr"
@@ -138,6 +139,134 @@ func TestRestartRegrowsFromThePool(t *testing.T) {
 				t.Fatalf("%d slots at the end, makespan %v; want %d, %v", got, res.Makespan, c.slots, c.makespan)
 			}
 		})
+	}
+}
+
+// With cluster.no_spare = "wait", a restart that finds the pool empty
+// waits for failed nodes to be repaired and relaunches the job on its whole
+// allocation, where "shrink" restarts it at once on the survivors (or,
+// with none left, gives up). Nodes fail at 100 ms, are repaired 50 ms later
+// and boot in 10 ms: the waiting restart begins at 160 ms and then takes
+// the fault-free time T on 4 nodes. The shrinking one begins at 100 ms on
+// 3 nodes, 3 of the 8 objects on the busiest: 20 steps × 30 ms.
+func TestRestartWaitsForRepair(t *testing.T) {
+	params := synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}
+	config := func(failed []sim.NodeID, wait bool) sim.Config {
+		cfg := sim.DefaultConfig()
+		cfg.Repair, cfg.SpareBoot, cfg.WaitForRepair = 50*sim.Millisecond, 10*sim.Millisecond, wait
+		cfg.Limit = 10 * sim.Second
+		if len(failed) > 0 {
+			cfg.Failures = sim.ScriptedFailures
+		}
+		for _, n := range failed {
+			cfg.Planned = append(cfg.Planned, sim.ScriptedFailure{Node: n, At: 100 * sim.Millisecond})
+		}
+		return cfg
+	}
+	run := func(cfg sim.Config) (sim.Result, *sim.Runtime) {
+		t.Helper()
+		w, err := synthetic.New(params, cfg.Nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := sim.New(cfg, w, none.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt.Run(), rt
+	}
+	faultFree, _ := run(config(nil, false))
+	T := faultFree.Makespan
+	for _, c := range []struct {
+		name     string
+		failed   []sim.NodeID
+		wait     bool
+		finished bool
+		makespan sim.Time // 0: not finished
+		slots    int
+	}{
+		{"one node, wait", []sim.NodeID{2}, true, true, 160*sim.Millisecond + T, 4},
+		{"one node, shrink", []sim.NodeID{2}, false, true, 100*sim.Millisecond + 600*sim.Millisecond, 3},
+		{"every node, wait", []sim.NodeID{0, 1, 2, 3}, true, true, 160*sim.Millisecond + T, 4},
+		{"every node, shrink", []sim.NodeID{0, 1, 2, 3}, false, false, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, rt := run(config(c.failed, c.wait))
+			if res.Finished != c.finished || (c.finished && !res.Outcome.OK) {
+				t.Fatalf("finished %v, outcome %+v; want finished %v", res.Finished, res.Outcome, c.finished)
+			}
+			if !c.finished {
+				if res.Stats.Unrecoverable != 1 {
+					t.Fatalf("unrecoverable %d, want 1", res.Stats.Unrecoverable)
+				}
+				return
+			}
+			// the synthetic exchange adds a few µs to the 20 ms × 20 steps
+			if got := len(rt.Slots()); got != c.slots || res.Makespan != c.makespan && c.wait {
+				t.Fatalf("%d slots, makespan %v; want %d, %v", got, res.Makespan, c.slots, c.makespan)
+			}
+			if !c.wait && (res.Makespan < c.makespan || res.Makespan > c.makespan+sim.Millisecond) {
+				t.Fatalf("makespan %v, want %v within 1 ms", res.Makespan, c.makespan)
+			}
+		})
+	}
+}
+
+// Waiting for repairs with no spare, the mean makespan is the
+// restart-from-scratch formula with the wait as its downtime,
+// E = (1/λ + W)(e^{λT} − 1), W = cpr.RepairWait: no failure strikes the
+// work of a wait, and during one only the survivors fail (the repaired
+// nodes wait cold in the pool until all are back). Detection is immediate
+// and the nodes boot at once, which makes it exact. λT = 1 on 4 nodes.
+func TestWaitMatchesRepairWaitFormula(t *testing.T) {
+	const nodes = 4
+	mtbf := 4 * sim.Second
+	reps := 20000 // a run takes 20 µs
+	if testing.Short() {
+		reps = 3000
+	}
+	for _, repair := range []sim.Time{250 * sim.Millisecond, sim.Second} {
+		t.Run(repair.String(), func(t *testing.T) {
+			var sum, sq float64
+			for r := range reps {
+				w, _ := synthetic.New(synthetic.Params{Steps: 10, StepOps: 1e8}, nodes) // T = 1 s
+				cfg := sim.DefaultConfig()
+				cfg.Nodes, cfg.Spares, cfg.Repair, cfg.WaitForRepair = nodes, 0, repair, true
+				cfg.Failures, cfg.NodeMTBF = sim.Exponential, mtbf
+				cfg.Seed = uint64(r + 1)
+				rt, err := sim.New(cfg, w, none.New())
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := rt.Run()
+				if !res.Finished || !res.Outcome.OK || len(rt.Slots()) != nodes {
+					t.Fatalf("rep %d: finished %v, outcome %+v, %d slots", r, res.Finished, res.Outcome, len(rt.Slots()))
+				}
+				x := res.Makespan.Seconds()
+				sum += x
+				sq += x * x
+			}
+			n := float64(reps)
+			mean := sum / n
+			se := math.Sqrt((sq-n*mean*mean)/(n-1)) / math.Sqrt(n)
+			lambda := 1 / mtbf.Seconds()
+			wait := cpr.RepairWait(lambda, nodes, repair.Seconds())
+			want := cpr.ScratchMean(nodes*lambda, 1, wait, 0)
+			t.Logf("mean %.4f s ± %.4f (n %d), formula %.4f s (W = %.4f s)", mean, se, reps, want, wait)
+			if math.Abs(mean-want) > 4*se {
+				t.Fatalf("mean makespan %.4f s, formula %.4f s, tolerance %.4f", mean, want, 4*se)
+			}
+		})
+	}
+}
+
+// A run that waits for repaired nodes needs a repair time.
+func TestWaitForRepairNeedsRepair(t *testing.T) {
+	w, _ := synthetic.New(synthetic.Params{Objects: 4, Steps: 2, StepOps: 1e7}, 4)
+	cfg := sim.DefaultConfig()
+	cfg.WaitForRepair = true
+	if _, err := sim.New(cfg, w, none.New()); err == nil || !strings.Contains(err.Error(), "repair") {
+		t.Fatalf("error %v, want one about the repair time", err)
 	}
 }
 
