@@ -48,7 +48,7 @@ type Replacer struct {
 	rt      *sim.Runtime
 	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces, or None: a slot of its own
 	ready   func()
-	waiting bool // short of cluster.nodes with Config.WaitForRepair: regrows as repaired nodes join the pool
+	waiting bool // short of cluster.nodes with Config.WaitForRepair: regrows once the pool can refill it
 }
 
 // NewReplacer returns a replacer that calls ready whenever a replacement has
@@ -87,13 +87,28 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 	} else if rt.SlotIndex(f.Node) < 0 {
 		return false
 	}
-	spare, ok := rt.TakeSpare(r.booted)
-	if ok {
-		r.booting[spare] = failed
-		return false
+	// waiting, the job takes no spare before the pool has one for every
+	// node it lacks (regrow)
+	if !rt.Config().WaitForRepair || r.missing() < rt.SparesLeft() {
+		if spare, ok := rt.TakeSpare(r.booted); ok {
+			r.booting[spare] = failed
+			return false
+		}
 	}
 	rt.RemoveSlot(failed)
 	return true
+}
+
+// missing is how many nodes the node set lacks of cluster.nodes, beyond
+// those the spares booting for slots of their own will add.
+func (r *Replacer) missing() int {
+	n := r.rt.Config().Nodes - len(r.rt.Slots())
+	for _, failed := range r.booting {
+		if failed == sim.None {
+			n--
+		}
+	}
+	return n
 }
 
 // regrow boots spares for the slots the node set lost, as many as the pool
@@ -102,12 +117,7 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 // relaunched whole, as a resource manager allocates a requeued job at once.
 func (r *Replacer) regrow() {
 	rt := r.rt
-	missing := rt.Config().Nodes - len(rt.Slots())
-	for _, failed := range r.booting {
-		if failed == sim.None {
-			missing--
-		}
-	}
+	missing := r.missing()
 	r.waiting = rt.Config().WaitForRepair && missing > rt.SparesLeft()
 	if r.waiting {
 		return
