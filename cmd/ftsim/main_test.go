@@ -75,6 +75,24 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+// The table's header says what the machine does with no spare left when
+// it waits for repairs, and nothing of it when it shrinks (the default).
+func TestRunHeaderNoSpare(t *testing.T) {
+	p := writeScenario(t, tiny)
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{nil, "2 nodes + 0 spares, failures none"},
+		{[]string{"--set", "cluster.repair=90s", "--set", "cluster.no_spare=wait"}, "2 nodes + 0 spares (then waiting for nodes repaired in 90s), failures none"},
+	} {
+		out, _, err := execute(append([]string{"run", p}, c.sets...)...)
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("%v: error %v, output %q; want it to contain %q", c.sets, err, out, c.want)
+		}
+	}
+}
+
 func TestRunFormats(t *testing.T) {
 	p := writeScenario(t, tiny)
 	out, _, err := execute("run", p, "--format", "json", "--seed", "3")

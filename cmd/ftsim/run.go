@@ -208,8 +208,11 @@ func csvSink(w io.Writer) func(experiment.Record) error {
 // their means with 95% intervals and the analytical predictions.
 func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, recs []experiment.Record) {
 	fmt.Fprintf(w, "scenario %s: %s\n", s.Name, s.Description)
-	fmt.Fprintf(w, "workload %s, protocol %s, %d nodes + %d spares, failures %s",
-		s.Workload.Kind(), s.Protocol.Kind(), s.Cluster.Nodes, s.Cluster.Spares, s.Failures.Distribution)
+	fmt.Fprintf(w, "workload %s, protocol %s, %d nodes + %d spares", s.Workload.Kind(), s.Protocol.Kind(), s.Cluster.Nodes, s.Cluster.Spares)
+	if c := s.Cluster; c.NoSpare == "wait" {
+		fmt.Fprintf(w, " (then waiting for nodes repaired in %s)", c.Repair)
+	}
+	fmt.Fprintf(w, ", failures %s", s.Failures.Distribution)
 	if f := s.Failures; f.Distribution == "exponential" || f.Distribution == "weibull" {
 		weibull := f.Distribution == "weibull"
 		fmt.Fprintf(w, " (node MTBF %s", f.NodeMTBF)
