@@ -32,7 +32,15 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		return
 	}
 	if d := p.RT.Config().Downtime; d > 0 {
-		p.RT.At(p.RT.Now()+d, func() { p.recover(f) })
+		lives := p.lives
+		p.RT.At(p.RT.Now()+d, func() {
+			// a restart from scratch since then took the failure in (its
+			// node was dropped or replaced) and re-created every thread:
+			// nothing of it is left to recover
+			if lives == p.lives {
+				p.recover(f)
+			}
+		})
 		return
 	}
 	p.recover(f)

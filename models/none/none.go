@@ -84,7 +84,10 @@ func (r *Replacer) Failed(f sim.Failure) (dropped bool) {
 		if failed == sim.None {
 			return false // regrow takes another
 		}
-	} else if rt.SlotIndex(f.Node) < 0 {
+	} else if rt.SlotIndex(f.Node) < 0 || rt.FailedAt(f.Node) != f.At || r.replacing(f.Node) {
+		// not one of the slots, or a failure the node has been repaired
+		// from since and taken back (a protocol may hand a failure over
+		// again), or one a spare boots for already
 		return false
 	}
 	// waiting, the job takes no spare before the pool has one for every
@@ -208,8 +211,8 @@ func (r *Restarter) OnFailure(f sim.Failure) {
 	// left in their slots (they held nothing): the restart places objects
 	// on every slot
 	for _, n := range slices.Clone(rt.Slots()) {
-		if n != f.Node && rt.FailureDetected(n) && !r.nodes.replacing(n) {
-			r.nodes.Failed(sim.Failure{Node: n})
+		if n != f.Node && rt.FailureDetected(n) {
+			r.nodes.Failed(sim.Failure{Node: n, At: rt.FailedAt(n)})
 		}
 	}
 	r.maybeRestart()

@@ -373,6 +373,60 @@ func TestRestartDropsDetectedDeadSlots(t *testing.T) {
 	}
 }
 
+// twiceProto hands every failure to its replacer twice, and at 70 ms the
+// first failure once more.
+type twiceProto struct {
+	sim.BaseProtocol
+	nodes *none.Replacer
+	first *sim.Failure
+	takes []int // spares left after each report
+}
+
+func (p *twiceProto) Init(rt *sim.Runtime) {
+	p.BaseProtocol.Init(rt)
+	p.nodes = none.NewReplacer(rt, func() {})
+	rt.At(70*sim.Millisecond, func() {
+		p.nodes.Failed(*p.first)
+		p.takes = append(p.takes, rt.SparesLeft())
+	})
+}
+
+func (p *twiceProto) OnFailure(f sim.Failure) {
+	if p.first == nil {
+		p.first = &f
+	}
+	for range 2 {
+		p.nodes.Failed(f)
+		p.takes = append(p.takes, p.RT.SparesLeft())
+	}
+}
+
+// A replacer takes a failure in once, however often it is handed over: a
+// second report while the failed node's spare boots takes no other spare
+// (it took one and then dropped a slot), and a report of a failure its node
+// has been repaired from since, back in the slots, changes nothing (it
+// replaced the live node). Nodes 1, 2 and 3 fail at 10, 40 and 50 ms;
+// repaired 1 ms later, each joins the pool when its replacement has booted
+// (10 ms), behind the spares: spare 4 replaces node 1, 5 node 2 and, at
+// 60 ms, node 1 node 3; nodes 2 and 3 are left in the pool.
+func TestReplacerTakesAFailureInOnce(t *testing.T) {
+	w, _ := synthetic.New(synthetic.Params{Objects: 4, Steps: 10, StepOps: 1e7}, 4)
+	cfg := sim.DefaultConfig()
+	cfg.Spares, cfg.SpareBoot, cfg.Repair = 2, 10*sim.Millisecond, sim.Millisecond
+	cfg.Failures = sim.ScriptedFailures
+	cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 10 * sim.Millisecond}, {Node: 2, At: 40 * sim.Millisecond}, {Node: 3, At: 50 * sim.Millisecond}}
+	cfg.Limit = sim.Second
+	p := &twiceProto{}
+	rt, err := sim.New(cfg, w, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	if s := rt.Slots(); !slices.Equal(s, []sim.NodeID{0, 4, 5, 1}) || !slices.Equal(p.takes, []int{1, 1, 1, 1, 1, 1, 2}) {
+		t.Fatalf("slots %v, spares left after each report %v; want [0 4 5 1] and [1 1 1 1 1 1 2]", s, p.takes)
+	}
+}
+
 // lateProto drops a failed node at its detection and tells its replacer
 // only at the next detection, after the replacer's own failure (as a
 // protocol falling back on a restart reports the failures it had seen).

@@ -217,13 +217,21 @@ func TestRollback(t *testing.T) {
 		name     string
 		failures []sim.ScriptedFailure
 		survived bool // a failure the application survives struck during the first checkpoint
+		// the rollback beats a restart from scratch: not when the pair
+		// is lost right after the first checkpoint, where the rollback
+		// saves a period of work and the run pays its seven checkpoints
+		// and the restore from the PFS (until session 45 the restart from
+		// scratch was the slower one there, as each further report of a
+		// failure whose spare booted already took another spare, then
+		// dropped a slot)
+		beatsScratch bool
 	}{
-		{"pair lost", []sim.ScriptedFailure{{Node: 1, At: at}, {Node: 3, At: at + period/4}}, false},
+		{"pair lost", []sim.ScriptedFailure{{Node: 1, At: at}, {Node: 3, At: at + period/4}}, false, true},
 		// node 1 dies during the first checkpoint, which is taken again;
 		// later ones write node 1's objects from replicas B, on node 3
-		{"pair lost after a survived failure", []sim.ScriptedFailure{{Node: 1, At: period + cost/2}, {Node: 0, At: at}, {Node: 2, At: at + period/4}}, true},
+		{"pair lost after a survived failure", []sim.ScriptedFailure{{Node: 1, At: period + cost/2}, {Node: 0, At: at}, {Node: 2, At: at + period/4}}, true, true},
 		// the rollback goes to the checkpoint whose piece was written again
-		{"pair lost right after", []sim.ScriptedFailure{{Node: 1, At: period + cost/2}, {Node: 0, At: period + cost + period/4}, {Node: 2, At: period + cost + period/4 + 2*cfg.DetectDelay}}, true},
+		{"pair lost right after", []sim.ScriptedFailure{{Node: 1, At: period + cost/2}, {Node: 0, At: period + cost + period/4}, {Node: 2, At: period + cost + period/4 + 2*cfg.DetectDelay}}, true, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -240,8 +248,8 @@ func TestRollback(t *testing.T) {
 			}
 			scratch := newProtocol(t, Config{})
 			resScratch := run(t, cfg, lifeJob(t), scratch)
-			if res.Makespan >= resScratch.Makespan {
-				t.Errorf("makespan %v with a rollback, %v restarting from scratch", res.Makespan, resScratch.Makespan)
+			if (res.Makespan < resScratch.Makespan) != c.beatsScratch {
+				t.Errorf("makespan %v with a rollback, %v restarting from scratch; want the rollback faster: %v", res.Makespan, resScratch.Makespan, c.beatsScratch)
 			}
 			if c.survived && ck.Rewritten == 0 {
 				t.Error("no piece was written again after the failure during the first checkpoint")
