@@ -220,10 +220,11 @@ func (c searchCase) onMachine(t *testing.T, seed int, hash uint64, bursts string
 	} else if extras {
 		drawChassis(more, p)
 	}
-	if cl := &p.Scenario.Cluster; extras && cl.Repair > 0 && more.IntN(2) == 0 {
+	cl := &p.Scenario.Cluster
+	if extras && cl.Repair > 0 && more.IntN(2) == 0 {
 		cl.NoSpare = "wait"
 	}
-	n, cl := p.Scenario.Network, p.Scenario.Cluster
+	n := p.Scenario.Network
 	name := fmt.Sprintf("%s, seed %d, %s MTBF %v (shape %g) chassis of %d MTBF %v plan %v, detection %+v, network %s %q hop %v ports %d oversubscription %g, jitter %v, downtime %v, repair %v (no spare: %s), spare boot %v",
 		c, seed, f.Distribution, f.NodeMTBF, f.WeibullShape, f.GroupSize, f.GroupMTBF, f.Scripted, p.Scenario.Detection,
 		n.Topology, n.TorusDims, n.HopLatency, n.SwitchPorts, n.Oversubscription, n.Jitter, f.Downtime, cl.Repair, cl.NoSpare, cl.SpareBoot)
@@ -294,16 +295,15 @@ func TestStaleLocalTupleAfterRestore(t *testing.T) {
 	}
 }
 
-// A failure that a restart from scratch took in is not recovered again once
-// the restart is over (found by the burst search on random machines with
-// relaunches that wait for repairs, session 45). dps, whose recovery waits
-// out the downtime, gave up at node 0's failure and restarted from scratch,
-// taking in nodes 1 and 2's failures, detected at the same instant; their
-// own recoveries, due a downtime later, then ran on the new life and handed
-// the failures to the restart from scratch again, which dropped nodes 1
-// and 2, repaired and back in the slots since. Waiting for their repair, the
-// run never ended; shrinking, it went on without them. Both now run on the
-// four nodes, to the same end.
+// A failure that a restart from scratch took in, handed over again, changes
+// nothing (found by the burst search on random machines with relaunches
+// that wait for repairs, session 45). dps, whose recovery waits out the
+// downtime, gave up at node 0's failure and restarted from scratch, taking
+// in nodes 1 and 2's failures, detected at the same instant; their own
+// recoveries, due a downtime later, handed them to the restart again just
+// before it began, and it dropped nodes 1 and 2, repaired and back in the
+// slots since. Waiting for their repair, the run never ended; shrinking, it
+// went on without them. Both now run on the four nodes, to the same end.
 func TestFailureRecoveredAfterARestart(t *testing.T) {
 	keys := []string{"workload.kind=dp", "protocol.kind=dps", "seed=92006", `workload.problem="knapsack"`,
 		"workload.random_items=25", "workload.capacity=1500", "workload.objects_per_node=3", "protocol.every=3", "protocol.backups=2",

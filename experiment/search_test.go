@@ -156,8 +156,7 @@ const chassisPairs = "failures.group_mtbf=4FF"
 // overrides are the keys of the case's scenario with the given seed,
 // checkpoint period (for "PERIOD") and failure keys; the cluster's keys
 // (but repairQuarter, waitForRepair and chassisPairs' MTBF, which prepare
-// applies) come
-// after the failure keys and may override them.
+// applies) come after the failure keys and may override them.
 func (c searchCase) overrides(seed int, period string, failureKeys []string) []string {
 	over := append([]string{"workload.kind=" + c.workload, "protocol.kind=" + c.protocol.kind, fmt.Sprintf("seed=%d", seed)}, failureKeys...)
 	for _, k := range c.cluster {
@@ -241,9 +240,10 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 // (the cluster's keys come after them and may override them), prepares it,
 // and returns the point and the longer of its baseline and fault-free run.
 // A cluster with repairQuarter repairs failed nodes a quarter of that time
-// after they fail (and with waitForRepair waits for them), one with chassisPairs fails its pairs of nodes four times
-// that time apart on average; with heartbeats, the period is a 50th of it
-// and the timeout a 15th.
+// after they fail (and with waitForRepair waits for them), one with
+// chassisPairs fails its pairs of nodes four times that time apart on
+// average; with heartbeats, the period is a 50th of it and the timeout a
+// 15th.
 func (c searchCase) prepare(t *testing.T, seed int, failureKeys ...string) (*Point, sim.Time) {
 	t.Helper()
 	repair := slices.Contains(c.cluster, repairQuarter)

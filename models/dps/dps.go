@@ -373,7 +373,6 @@ type Protocol struct {
 	next     int // round robin for re-created stateless threads
 	scratch  *none.Restarter
 	fallback bool
-	lives    int                  // restarts from scratch taken over (takeOver)
 	origSeq  map[[3]uint64]uint64 // Audit: auditKey -> original sequence number
 	repostIn map[[3]uint64]bool   // Audit: auditKey of the re-posts accepted (their original had not arrived)
 	copyIn   map[[3]uint64]bool   // Audit: auditKey of the duplicates a re-activated thread took over from its backup's node (OnControl)
@@ -479,7 +478,6 @@ func (p *Protocol) AuditErr() error {
 // instead of by more restarts from scratch.
 func (p *Protocol) takeOver() {
 	p.fallback = false
-	p.lives++
 	for id := range p.copies {
 		p.releaseCopies(id)
 	}

@@ -32,15 +32,7 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		return
 	}
 	if d := p.RT.Config().Downtime; d > 0 {
-		lives := p.lives
-		p.RT.At(p.RT.Now()+d, func() {
-			// a restart from scratch since then took the failure in (its
-			// node was dropped or replaced) and re-created every thread:
-			// nothing of it is left to recover
-			if lives == p.lives {
-				p.recover(f)
-			}
-		})
+		p.RT.At(p.RT.Now()+d, func() { p.recover(f) })
 		return
 	}
 	p.recover(f)

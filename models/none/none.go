@@ -198,9 +198,15 @@ func (r *Restarter) Adopt(s, failed sim.NodeID) { r.nodes.Adopt(s, failed) }
 // Active reports whether a restart is in progress.
 func (r *Restarter) Active() bool { return r.active }
 
-// OnFailure handles a detected failure.
+// OnFailure handles a detected failure. During a restart, a failure handed
+// over again whose node has been repaired since changes nothing: the
+// restart took it in (a protocol may pass on a failure it had scheduled to
+// recover from, as dps does after its downtime).
 func (r *Restarter) OnFailure(f sim.Failure) {
 	rt := r.rt
+	if r.active && rt.FailedAt(f.Node) != f.At {
+		return
+	}
 	r.active = true
 	rt.PauseApp()
 	rt.NewEpoch() // whatever survivors compute from now on is void
