@@ -178,6 +178,7 @@ type Restarter struct {
 	notBefore sim.Time // downtime: no restart before this
 	gen       int      // a pending restart of an older generation is void
 	active    bool
+	taken     map[sim.NodeID]sim.Time // the failures the active restart took in: node → failure time
 	// Restarted, when set, runs once the application has been restarted,
 	// before it resumes: a protocol that fell back on restarting from
 	// scratch takes over again from the fresh start.
@@ -186,7 +187,7 @@ type Restarter struct {
 
 // NewRestarter returns a restarter for rt.
 func NewRestarter(rt *sim.Runtime) *Restarter {
-	r := &Restarter{rt: rt}
+	r := &Restarter{rt: rt, taken: map[sim.NodeID]sim.Time{}}
 	r.nodes = NewReplacer(rt, r.maybeRestart)
 	return r
 }
@@ -199,15 +200,17 @@ func (r *Restarter) Adopt(s, failed sim.NodeID) { r.nodes.Adopt(s, failed) }
 func (r *Restarter) Active() bool { return r.active }
 
 // OnFailure handles a detected failure. During a restart, a failure handed
-// over again whose node has been repaired since changes nothing: the
-// restart took it in (a protocol may pass on a failure it had scheduled to
-// recover from, as dps does after its downtime).
+// over again changes nothing, whether or not its node has been repaired
+// since: the restart took it in, and its downtime counts from the first
+// report (a protocol may pass on a failure it had scheduled to recover
+// from, as dps does after its downtime).
 func (r *Restarter) OnFailure(f sim.Failure) {
 	rt := r.rt
-	if r.active && rt.FailedAt(f.Node) != f.At {
+	if r.active && (rt.FailedAt(f.Node) != f.At || r.tookIn(f)) {
 		return
 	}
 	r.active = true
+	r.taken[f.Node] = f.At
 	rt.PauseApp()
 	rt.NewEpoch() // whatever survivors compute from now on is void
 	r.gen++
@@ -218,10 +221,17 @@ func (r *Restarter) OnFailure(f sim.Failure) {
 	// on every slot
 	for _, n := range slices.Clone(rt.Slots()) {
 		if n != f.Node && rt.FailureDetected(n) {
+			r.taken[n] = rt.FailedAt(n)
 			r.nodes.Failed(sim.Failure{Node: n, At: rt.FailedAt(n)})
 		}
 	}
 	r.maybeRestart()
+}
+
+// tookIn reports whether the active restart has taken in failure f.
+func (r *Restarter) tookIn(f sim.Failure) bool {
+	at, ok := r.taken[f.Node]
+	return ok && at == f.At
 }
 
 func (r *Restarter) maybeRestart() {
@@ -244,6 +254,7 @@ func (r *Restarter) maybeRestart() {
 		}
 		rt.RestartAll()
 		r.active = false
+		clear(r.taken)
 		if r.Restarted != nil {
 			r.Restarted()
 		}

@@ -448,33 +448,44 @@ func (p *againProto) OnFailure(f sim.Failure) {
 	}
 }
 
-// A failure handed over again during the restart that took it in, its node
-// repaired since, neither voids that restart nor pushes it a downtime later
-// (a search found dps doing so: its recovery, due a downtime after the
-// detection, passed the failure on once more). Node 1 fails at 10 ms, a
-// spare replaces it at once, and it is repaired at 11 ms; the restart comes
-// at the end of the 5 ms downtime, 15 ms, and takes the fault-free time.
+// A failure handed over again during the restart that took it in neither
+// voids that restart nor pushes it a downtime later, whether its node has
+// been repaired since or is still down (a search found dps doing so: its
+// recovery, due a downtime after the detection, passed the failure on once
+// more). Node 1 fails at 10 ms and a spare replaces it at once; the restart
+// comes at the end of the 5 ms downtime, 15 ms, and takes the fault-free
+// time.
 func TestRestarterTakesAFailureInOnce(t *testing.T) {
-	run := func(failures bool) sim.Time {
-		w, _ := synthetic.New(synthetic.Params{Objects: 4, Steps: 10, StepOps: 1e7}, 4)
-		cfg := sim.DefaultConfig()
-		cfg.Spares, cfg.Repair, cfg.Downtime = 1, sim.Millisecond, 5*sim.Millisecond
-		if failures {
-			cfg.Failures = sim.ScriptedFailures
-			cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 10 * sim.Millisecond}}
-		}
-		rt, err := sim.New(cfg, w, &againProto{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := rt.Run()
-		if !res.Finished || !res.Outcome.OK {
-			t.Fatalf("finished %v, outcome %+v", res.Finished, res.Outcome)
-		}
-		return res.Makespan
-	}
-	if got, want := run(true), 15*sim.Millisecond+run(false); got != want {
-		t.Fatalf("makespan %v, want %v: the restart at 15 ms and the fault-free time", got, want)
+	for _, tc := range []struct {
+		name   string
+		repair sim.Time
+	}{
+		{"repaired at 11 ms", sim.Millisecond},
+		{"never repaired", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(failures bool) sim.Time {
+				w, _ := synthetic.New(synthetic.Params{Objects: 4, Steps: 10, StepOps: 1e7}, 4)
+				cfg := sim.DefaultConfig()
+				cfg.Spares, cfg.Repair, cfg.Downtime = 1, tc.repair, 5*sim.Millisecond
+				if failures {
+					cfg.Failures = sim.ScriptedFailures
+					cfg.Planned = []sim.ScriptedFailure{{Node: 1, At: 10 * sim.Millisecond}}
+				}
+				rt, err := sim.New(cfg, w, &againProto{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := rt.Run()
+				if !res.Finished || !res.Outcome.OK {
+					t.Fatalf("finished %v, outcome %+v", res.Finished, res.Outcome)
+				}
+				return res.Makespan
+			}
+			if got, want := run(true), 15*sim.Millisecond+run(false); got != want {
+				t.Fatalf("makespan %v, want %v: the restart at 15 ms and the fault-free time", got, want)
+			}
+		})
 	}
 }
 
