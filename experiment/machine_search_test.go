@@ -702,3 +702,13 @@ func TestMachineSearchRestartRegrows(t *testing.T) {
 func TestMachineSearchStaleOrderLog(t *testing.T) {
 	runMachineCases(t, []machineCase{{"pida", "dps", "protocol.backup_offset=3", 38026, "short", true}})
 }
+
+// Runs of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// FTSIM_MACHINE_SEEDS=94000, long bursts) that never finished: replication
+// with buddy checkpoints and restart_replicas on two nodes and no spare.
+func TestMachineSearchReplicationTwoNodes(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"life", "replication", "protocol.restart_replicas=true", 94009, "long", true},
+		{"dp", "replication", "protocol.restart_replicas=true", 94030, "long", true},
+	})
+}

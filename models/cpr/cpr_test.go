@@ -312,7 +312,9 @@ func TestRollbackRegrowsFromThePool(t *testing.T) {
 // for a repair that boots at once costs what a spare booting in 50 ms does
 // (the same makespan, to the nanosecond), and beats rolling back on 3
 // nodes at once. With every node failed, the job that would shrink to
-// nothing is unrecoverable; the one that waits restores from the PFS.
+// nothing waits for the first repaired nodes (here all four at once) and
+// restores from the PFS as the one that waits does; without repairs it is
+// unrecoverable.
 func TestRollbackWaitsForRepair(t *testing.T) {
 	pc := Config{Policy: PolicyFixed, Period: 200 * sim.Millisecond, Levels: []Level{{PFS, 1}}}
 	config := func(spares int, wait bool, failed ...sim.NodeID) sim.Config {
@@ -339,21 +341,25 @@ func TestRollbackWaitsForRepair(t *testing.T) {
 		t.Fatalf("makespan %v waiting for the repair, %v with a spare, %v on the survivors", waited.Makespan, spare.Makespan, shrunk.Makespan)
 	}
 
-	all, p := run(t, config(0, true, 0, 1, 2, 3), job(t, 1000), pc)
-	if fmt.Sprint(p.RestoredFrom) != "[pfs]" || len(p.RT.Slots()) != 4 || all.Makespan != waited.Makespan || all.Stats.Unrecoverable != 0 {
-		t.Fatalf("every node failed: restored from %v onto %d slots, makespan %v, unrecoverable %d; want [pfs], 4, %v and 0",
-			p.RestoredFrom, len(p.RT.Slots()), all.Makespan, all.Stats.Unrecoverable, waited.Makespan)
+	for _, wait := range []bool{true, false} {
+		all, p := run(t, config(0, wait, 0, 1, 2, 3), job(t, 1000), pc)
+		if fmt.Sprint(p.RestoredFrom) != "[pfs]" || len(p.RT.Slots()) != 4 || all.Makespan != waited.Makespan || all.Stats.Unrecoverable != 0 {
+			t.Fatalf("every node failed, wait %v: restored from %v onto %d slots, makespan %v, unrecoverable %d; want [pfs], 4, %v and 0",
+				wait, p.RestoredFrom, len(p.RT.Slots()), all.Makespan, all.Stats.Unrecoverable, waited.Makespan)
+		}
 	}
 	cp, err := New(pc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := sim.New(config(0, false, 0, 1, 2, 3), job(t, 1000), cp)
+	cfg := config(0, false, 0, 1, 2, 3)
+	cfg.Repair = 0
+	rt, err := sim.New(cfg, job(t, 1000), cp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res := rt.Run(); res.Finished || res.Stats.Unrecoverable != 1 {
-		t.Fatalf("every node failed, no wait: finished %v, unrecoverable %d; want false, 1", res.Finished, res.Stats.Unrecoverable)
+		t.Fatalf("every node failed, no repair: finished %v, unrecoverable %d; want false, 1", res.Finished, res.Stats.Unrecoverable)
 	}
 }
 

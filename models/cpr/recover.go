@@ -28,23 +28,24 @@ func (p *Protocol) OnFailure(f sim.Failure) {
 		rt.CancelStorage(n)
 	}
 	p.notBef = max(p.notBef, rt.Now()+rt.Config().Downtime)
-	if p.nodes.Failed(f) {
-		if len(rt.Slots()) == 0 {
-			if !p.nodes.Pending() { // (waiting for repaired nodes, it recovers on them)
-				st := rt.Stats()
-				st.Unrecoverable++
-				st.UnrecoverableNote = "every node failed and no spare is left"
-			}
-			return
-		}
+	if p.nodes.Failed(f) && len(rt.Slots()) > 0 {
 		rt.Place() // restart on fewer nodes: objects are spread over the survivors
 	}
 	p.maybeRecover()
 }
 
+// maybeRecover recovers, after the downtime, once the node set is ready:
+// no spare booting, no wait for repaired nodes. With no node left and none
+// to come (no repairs), the run cannot go on.
 func (p *Protocol) maybeRecover() {
 	rt := p.RT
-	if p.nodes.Pending() || len(rt.Slots()) == 0 {
+	if p.nodes.Pending() {
+		return
+	}
+	if len(rt.Slots()) == 0 {
+		st := rt.Stats()
+		st.Unrecoverable++
+		st.UnrecoverableNote = "every node failed and no spare is left"
 		return
 	}
 	gen := p.gen

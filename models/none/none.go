@@ -41,6 +41,10 @@ func (p *Protocol) OnFailure(f sim.Failure) { p.r.OnFailure(f) }
 // small: it stays pending until the pool, which repaired nodes join, can
 // refill it, as a resource manager holds a requeued job until its whole
 // allocation is free. A spare that dies while booting is replaced in turn.
+// A node set left with no node at all, nothing booting, waits for the next
+// repaired node whatever Config.WaitForRepair says (a job cannot run on
+// none); without repairs (Config.Repair = 0) it is not Pending, and the
+// protocol reports the run unrecoverable.
 // Protocols call Failed on each detection and act when Pending turns false
 // (the ready callback); when the node set grew, every object has been
 // placed again.
@@ -48,25 +52,20 @@ type Replacer struct {
 	rt      *sim.Runtime
 	booting map[sim.NodeID]sim.NodeID // spare being booted -> node it replaces, or None: a slot of its own
 	ready   func()
-	waiting bool // short of cluster.nodes with Config.WaitForRepair: regrows once the pool can refill it
+	// waiting: short of cluster.nodes with Config.WaitForRepair, or left
+	// with no node; regrows when a repaired node joins the pool (watching:
+	// told of the joins since it first waited)
+	waiting, watching bool
 }
 
 // NewReplacer returns a replacer that calls ready whenever a replacement has
 // booted (check Pending: more may still be booting).
 func NewReplacer(rt *sim.Runtime, ready func()) *Replacer {
-	r := &Replacer{rt: rt, booting: map[sim.NodeID]sim.NodeID{}, ready: ready}
-	if rt.Config().WaitForRepair {
-		rt.OnPoolJoin(func() {
-			if r.waiting {
-				r.regrow()
-			}
-		})
-	}
-	return r
+	return &Replacer{rt: rt, booting: map[sim.NodeID]sim.NodeID{}, ready: ready}
 }
 
-// Pending reports whether spares are still booting or, with
-// Config.WaitForRepair, the node set still waits for repaired nodes.
+// Pending reports whether spares are still booting or the node set still
+// waits for repaired nodes (Config.WaitForRepair, or no node left).
 func (r *Replacer) Pending() bool { return len(r.booting) > 0 || r.waiting }
 
 // Failed handles a detected failure; it reports whether the failed node was
@@ -118,19 +117,37 @@ func (r *Replacer) missing() int {
 // has. With Config.WaitForRepair it takes them only once the pool has them
 // all: the repaired nodes wait in the pool, cold, until the job can be
 // relaunched whole, as a resource manager allocates a requeued job at once.
+// A node set that still has no node, nothing booting, waits for a repaired
+// one.
 func (r *Replacer) regrow() {
 	rt := r.rt
 	missing := r.missing()
 	r.waiting = rt.Config().WaitForRepair && missing > rt.SparesLeft()
 	if r.waiting {
+		r.watch()
 		return
 	}
 	for ; missing > 0; missing-- {
 		spare, ok := rt.TakeSpare(r.booted)
 		if !ok {
-			return
+			break
 		}
 		r.booting[spare] = sim.None
+	}
+	r.waiting = len(rt.Slots()) == 0 && len(r.booting) == 0 && rt.Config().Repair > 0
+	r.watch()
+}
+
+// watch has the replacer told of the repaired nodes joining the pool once
+// it waits for them (only then: each join is an event of its own).
+func (r *Replacer) watch() {
+	if r.waiting && !r.watching {
+		r.watching = true
+		r.rt.OnPoolJoin(func() {
+			if r.waiting {
+				r.regrow()
+			}
+		})
 	}
 }
 

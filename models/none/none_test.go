@@ -145,10 +145,11 @@ func TestRestartRegrowsFromThePool(t *testing.T) {
 // With cluster.no_spare = "wait", a restart that finds the pool empty
 // waits for failed nodes to be repaired and relaunches the job on its whole
 // allocation, where "shrink" restarts it at once on the survivors (or,
-// with none left, gives up). Nodes fail at 100 ms, are repaired 50 ms later
-// and boot in 10 ms: the waiting restart begins at 160 ms and then takes
-// the fault-free time T on 4 nodes. The shrinking one begins at 100 ms on
-// 3 nodes, 3 of the 8 objects on the busiest: 20 steps × 30 ms.
+// with none left, on the first nodes repaired: here all four at once).
+// Nodes fail at 100 ms, are repaired 50 ms later and boot in 10 ms: the
+// waiting restart begins at 160 ms and then takes the fault-free time T on
+// 4 nodes. The shrinking one begins at 100 ms on 3 nodes, 3 of the 8
+// objects on the busiest: 20 steps × 30 ms.
 func TestRestartWaitsForRepair(t *testing.T) {
 	params := synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}
 	config := func(failed []sim.NodeID, wait bool) sim.Config {
@@ -188,7 +189,7 @@ func TestRestartWaitsForRepair(t *testing.T) {
 		{"one node, wait", []sim.NodeID{2}, true, true, 160*sim.Millisecond + T, 4},
 		{"one node, shrink", []sim.NodeID{2}, false, true, 100*sim.Millisecond + 600*sim.Millisecond, 3},
 		{"every node, wait", []sim.NodeID{0, 1, 2, 3}, true, true, 160*sim.Millisecond + T, 4},
-		{"every node, shrink", []sim.NodeID{0, 1, 2, 3}, false, false, 0, 0},
+		{"every node, shrink", []sim.NodeID{0, 1, 2, 3}, false, true, 160*sim.Millisecond + T, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, rt := run(config(c.failed, c.wait))
@@ -209,6 +210,44 @@ func TestRestartWaitsForRepair(t *testing.T) {
 				t.Fatalf("makespan %v, want %v within 1 ms", res.Makespan, c.makespan)
 			}
 		})
+	}
+}
+
+// A node set left with no node and nothing booting waits for a repaired
+// node, whatever cluster.no_spare says (a search found a rollback under
+// replication waiting for ever: the last spare booting died, and the node
+// set was empty). Two nodes, no spare, repairs in 2 ms, boots in 10 ms:
+// node 0 fails at 10 ms and the job restarts on node 1; node 0, repaired
+// at 12 ms, boots for node 1, failed at 12.5 ms, and fails at 13 ms. Node
+// 1, repaired at 14.5 ms, is the first back: the job restarts on it at
+// 24.5 ms and then takes the fault-free time on one node.
+func TestEmptyNodeSetWaitsForARepair(t *testing.T) {
+	params := synthetic.Params{Objects: 4, Steps: 10, StepOps: 1e7}
+	run := func(nodes int, planned []sim.ScriptedFailure) (sim.Result, *sim.Runtime) {
+		w, err := synthetic.New(params, nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.DefaultConfig()
+		cfg.Nodes, cfg.Spares, cfg.Repair, cfg.SpareBoot = nodes, 0, 2*sim.Millisecond, 10*sim.Millisecond
+		cfg.Limit = 10 * sim.Second
+		if len(planned) > 0 {
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, planned
+		}
+		rt, err := sim.New(cfg, w, none.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt.Run(), rt
+	}
+	alone, _ := run(1, nil)
+	ms := func(x float64) sim.Time { return sim.Time(x * float64(sim.Millisecond)) }
+	res, rt := run(2, []sim.ScriptedFailure{{Node: 0, At: ms(10)}, {Node: 1, At: ms(12.5)}, {Node: 0, At: ms(13)}})
+	if !res.Finished || !res.Outcome.OK || res.Stats.Unrecoverable != 0 {
+		t.Fatalf("finished %v, outcome %+v, unrecoverable %d: %s", res.Finished, res.Outcome, res.Stats.Unrecoverable, res.Stats.UnrecoverableNote)
+	}
+	if want := ms(24.5) + alone.Makespan; res.Makespan != want || !slices.Equal(rt.Slots(), []sim.NodeID{1}) {
+		t.Fatalf("makespan %v on slots %v; want %v on [1]", res.Makespan, rt.Slots(), want)
 	}
 }
 
