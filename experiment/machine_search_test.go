@@ -705,7 +705,12 @@ func TestMachineSearchStaleOrderLog(t *testing.T) {
 
 // Runs of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
 // FTSIM_MACHINE_SEEDS=94000, long bursts) that never finished: replication
-// with buddy checkpoints and restart_replicas on two nodes and no spare.
+// with buddy checkpoints and restart_replicas on two nodes, no spare, and
+// repairs. The interruption's rollback took the node repaired from the
+// failure survived as a spare and dropped the other's slot; the spare died
+// booting, and the node set, empty with nothing booting, did not watch the
+// pool the other node was about to join. It now waits for the first
+// repaired node (none.Replacer, TestEmptyNodeSetWaitsForARepair).
 func TestMachineSearchReplicationTwoNodes(t *testing.T) {
 	runMachineCases(t, []machineCase{
 		{"life", "replication", "protocol.restart_replicas=true", 94009, "long", true},
