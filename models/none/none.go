@@ -123,18 +123,16 @@ func (r *Replacer) regrow() {
 	rt := r.rt
 	missing := r.missing()
 	r.waiting = rt.Config().WaitForRepair && missing > rt.SparesLeft()
-	if r.waiting {
-		r.watch()
-		return
-	}
-	for ; missing > 0; missing-- {
-		spare, ok := rt.TakeSpare(r.booted)
-		if !ok {
-			break
+	if !r.waiting {
+		for ; missing > 0; missing-- {
+			spare, ok := rt.TakeSpare(r.booted)
+			if !ok {
+				break
+			}
+			r.booting[spare] = sim.None
 		}
-		r.booting[spare] = sim.None
+		r.waiting = len(rt.Slots()) == 0 && len(r.booting) == 0 && rt.Config().Repair > 0
 	}
-	r.waiting = len(rt.Slots()) == 0 && len(r.booting) == 0 && rt.Config().Repair > 0
 	r.watch()
 }
 
