@@ -130,6 +130,37 @@ func TestRecordFields(t *testing.T) {
 	}
 }
 
+// A planned failure (script or trace) of a node that is down, or of a spare
+// still powered off in the pool, strikes nothing: it is counted in
+// ignored_failures rather than in failures, so that a script naming such a
+// node does not look like a failure the simulator lost. Once a spare is taken
+// (booting, here: detection takes 3 s and the boot 1 s) it can fail.
+func TestIgnoredFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name, script      string
+		failures, ignored int
+	}{
+		{"idle spare", `{node = 4, at = "1ms"}`, 0, 1},
+		{"node already down", `{node = 1, at = "2ms"}, {node = 1, at = "2.5ms"}`, 1, 1},
+		{"both", `{node = 4, at = "1ms"}, {node = 1, at = "2ms"}, {node = 1, at = "2.5ms"}`, 1, 2},
+		{"spare once taken", `{node = 1, at = "2ms"}, {node = 4, at = "3.5s"}`, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := "[cluster]\nnodes = 4\nspares = 1\nspare_boot = \"1s\"\n[protocol]\nkind = \"cpr\"\n" +
+				"[failures]\ndistribution = \"scripted\"\nscripted = [" + tc.script + "]\n"
+			s, err := scenarios.Parse("ignored.toml", []byte(text), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runRep0(t, s)
+			if !r.DigestOK || r.Failures != tc.failures || r.IgnoredFailures != tc.ignored {
+				t.Fatalf("digest_ok %v, failures %d, ignored_failures %d; want true, %d, %d",
+					r.DigestOK, r.Failures, r.IgnoredFailures, tc.failures, tc.ignored)
+			}
+		})
+	}
+}
+
 // A record's note says what went wrong: the protocol's note (an
 // unrecoverable pattern), the outcome's when there is none, and both when
 // the run then reached the duration limit.

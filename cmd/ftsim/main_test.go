@@ -433,6 +433,27 @@ func TestRunFalseSuspicions(t *testing.T) {
 	}
 }
 
+// The table says how many planned failures struck nothing, and says nothing
+// when every one struck.
+func TestRunIgnoredFailures(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{`{node = 1, at = "1us"}, {node = 1, at = "2us"}, {node = 2, at = "3us"}`,
+			"2 planned failures ignored: their node was already down or an idle spare (ignored_failures)"},
+		{`{node = 1, at = "1us"}, {node = 2, at = "3us"}`,
+			"1 planned failure ignored: its node was already down or an idle spare (ignored_failures)"},
+		{`{node = 1, at = "1us"}`, ""},
+	} {
+		p := writeScenario(t, tiny+`[failures]
+distribution = "scripted"
+scripted = [`+tc.script+`]
+`)
+		out, _, err := execute("run", p, "--reps", "1", "--set", "cluster.spares=1")
+		if err != nil || (tc.want != "") != strings.Contains(out, "planned failure") || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: want %q (%v):\n%s", tc.script, tc.want, err, out)
+		}
+	}
+}
+
 // With Weibull failures the header names the shape and how the nodes start,
 // and says the platform MTBF is the long run's; the predictions say which
 // MTBF over the run they took.

@@ -249,6 +249,19 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 	sum := experiment.Summarize(recs)
 	fmt.Fprintf(w, "%d runs, %d finished, %d with the reference answer, %d unrecoverable\n",
 		sum.Runs, sum.Finished, sum.DigestOK, sum.Unrecoverable)
+	ignored := 0
+	for _, r := range recs {
+		ignored += r.IgnoredFailures
+	}
+	if ignored > 0 {
+		// a trace or script naming a node that is down or still a powered-off
+		// spare would otherwise look like failures the simulator lost
+		what := "planned failures ignored: their node was"
+		if ignored == 1 {
+			what = "planned failure ignored: its node was"
+		}
+		fmt.Fprintf(w, "%d %s already down or an idle spare (ignored_failures)\n", ignored, what)
+	}
 	est := func(name string, e experiment.Estimate, unit string) {
 		if e.N == 0 {
 			return
