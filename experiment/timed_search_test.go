@@ -34,24 +34,29 @@ func TestFailureBurstsEveryProtocol(t *testing.T) {
 // i are drawn from seed 1000+i, or FTSIM_BURST_SEEDS+i.
 func TestLongFailureBursts(t *testing.T) {
 	t.Parallel()
-	plans := searchSize(1, 40)
-	base := uint64(1000)
-	if v := os.Getenv("FTSIM_BURST_SEEDS"); v != "" {
-		var err error
-		if base, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatalf("FTSIM_BURST_SEEDS=%q: %v", v, err)
-		}
+	searchBursts(t, searchWorkloads, searchSize(1, 40), burstSeeds(t, 1000), true)
+}
+
+// burstSeeds is the first seed of a long-burst search's plans:
+// FTSIM_BURST_SEEDS, or def without it.
+func burstSeeds(t *testing.T, def uint64) uint64 {
+	v := os.Getenv("FTSIM_BURST_SEEDS")
+	if v == "" {
+		return def
 	}
-	searchBursts(t, searchWorkloads, plans, base, true)
+	base, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("FTSIM_BURST_SEEDS=%q: %v", v, err)
+	}
+	return base
 }
 
 // TestLongFailureBurstsOtherWorkloads is TestLongFailureBursts on
-// otherWorkloads, with the plans of case i drawn from seed 60000+i: 1 plan
-// per case by default, 40 with FTSIM_SEARCH=1.
+// otherWorkloads, with the plans of case i drawn from seed 60000+i (or
+// FTSIM_BURST_SEEDS+i): 1 plan per case by default, 40 with FTSIM_SEARCH=1.
 func TestLongFailureBurstsOtherWorkloads(t *testing.T) {
 	t.Parallel()
-	plans := searchSize(1, 40)
-	searchBursts(t, otherWorkloads, plans, 60000, true)
+	searchBursts(t, otherWorkloads, searchSize(1, 40), burstSeeds(t, 60000), true)
 }
 
 // TestBurstRunsRepeat runs a long-burst plan of every case twice: the two
