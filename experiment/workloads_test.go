@@ -105,3 +105,50 @@ func TestWorkloadsOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// pida's last iteration stops when a worker finds the solution, so its work
+// depends on the schedule: here two failures (at 30% and 60% of the work,
+// recovered by abft) leave the search on a path that finds it sooner, and
+// the run ends before the fault-free one, with the same exact count of the
+// iterations before the last (the README's figures).
+func TestPidaFailuresCanShortenTheRun(t *testing.T) {
+	if korfFile == "" {
+		t.Skip("no shared Korf instances")
+	}
+	text := `[cluster]
+nodes = 4
+spares = 1
+rate = 1e3
+[failures]
+distribution = "scripted"
+scripted = [{node = 1, progress = 0.3}, {node = 2, progress = 0.6}]
+[workload]
+kind = "pida"
+korf = 94
+objects_per_node = 2
+korf_file = "` + korfFile + `"
+[protocol]
+kind = "abft"
+`
+	s, err := scenarios.Parse("pida.toml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.runRep(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		faultFree = sim.Time(10845_600_075_804) // 3 h 0 min 45.6 s
+		failed    = sim.Time(7648_000_085_944)  // 2 h 7 min 28 s
+		detail    = "expanded 103010 nodes in 5 iterations (sequential 121126), 69877 before the last (sequential 69877)"
+	)
+	if p.FaultFree != faultFree || res.Makespan != failed || res.Stats.Failures != 2 || !res.Outcome.OK || res.Outcome.Detail != detail {
+		t.Fatalf("fault-free %d ns, with 2 failures %d ns (%d failures, %+v); want %d, %d and %q",
+			p.FaultFree, res.Makespan, res.Stats.Failures, res.Outcome, faultFree, failed, detail)
+	}
+}

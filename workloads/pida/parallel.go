@@ -320,15 +320,23 @@ func (w *Workload) Check(objs []sim.Object) sim.Outcome {
 		}
 	}
 	d := digest(length, bound)
-	out := sim.Outcome{Digest: d, Answer: strconv.Itoa(length), OK: d == w.refDigest && length == w.length}
 	st := w.SearchStats(objs)
 	total, before := w.ReferenceExpanded()
-	if out.OK {
-		out.Detail = fmt.Sprintf("expanded %d nodes in %d iterations (sequential %d), %d before the last (sequential %d)",
-			st.Expanded, st.Iterations, total, st.BeforeLast, before)
-	} else {
+	// The answer alone would not show a subtree lost in an iteration before
+	// the last, where no solution is to be found anyway: those iterations
+	// expand exactly the sequential reference's nodes, whatever the schedule,
+	// so a count that differs is a search that skipped or repeated work.
+	out := sim.Outcome{Digest: d, Answer: strconv.Itoa(length),
+		OK: d == w.refDigest && length == w.length && st.BeforeLast == before && st.Anomalies == 0}
+	switch {
+	case d != w.refDigest || length != w.length:
 		out.Detail = fmt.Sprintf("length %d at bound %d, reference length %d at bound %d",
 			length, bound, w.length, w.bounds[len(w.bounds)-1])
+	case st.BeforeLast != before:
+		out.Detail = fmt.Sprintf("expanded %d nodes before the last iteration, the sequential reference %d", st.BeforeLast, before)
+	default:
+		out.Detail = fmt.Sprintf("expanded %d nodes in %d iterations (sequential %d), %d before the last (sequential %d)",
+			st.Expanded, st.Iterations, total, st.BeforeLast, before)
 	}
 	if st.Anomalies > 0 {
 		out.Detail += fmt.Sprintf("; %d protocol anomalies (stale work, duplicate credit)", st.Anomalies)

@@ -130,6 +130,41 @@ func TestParallelKorfOptimal(t *testing.T) {
 	}
 }
 
+// Check accepts a run only if, besides the length and the final bound, its
+// iterations before the last expanded the reference's nodes and no worker
+// saw an impossible message: a subtree lost (or searched twice) before the
+// last iteration changes no answer, since those iterations hold no solution.
+func TestCheckCountsTheEarlierIterations(t *testing.T) {
+	loadKorf(t)
+	w, res, objs := parRun(t, korfParams(94, 4, "round_robin"), 4, sim.DefaultConfig(), &sim.BaseProtocol{})
+	if !res.Outcome.OK {
+		t.Fatalf("fault-free run: %+v", res.Outcome)
+	}
+	_, before := w.ReferenceExpanded()
+	k := objs[1].(*Worker)
+	for _, tc := range []struct {
+		name         string
+		change, undo func()
+		detail       string
+	}{
+		{"a subtree lost", func() { k.iterStart-- }, func() { k.iterStart++ },
+			fmt.Sprintf("expanded %d nodes before the last iteration, the sequential reference %d", before-1, before)},
+		{"a subtree twice", func() { k.iterStart += 5 }, func() { k.iterStart -= 5 },
+			fmt.Sprintf("expanded %d nodes before the last iteration, the sequential reference %d", before+5, before)},
+		{"a stale message", func() { k.anomalies++ }, func() { k.anomalies-- }, "; 1 protocol anomalies (stale work, duplicate credit)"},
+	} {
+		tc.change()
+		out := w.Check(objs)
+		tc.undo()
+		if out.OK || !strings.Contains(out.Detail, tc.detail) || out.Answer != "53" {
+			t.Errorf("%s: %+v, want not OK with %q", tc.name, out, tc.detail)
+		}
+	}
+	if out := w.Check(objs); !out.OK {
+		t.Fatalf("restored: %+v", out)
+	}
+}
+
 // The trace behind progress and the digest is the sequential reference.
 func TestReferenceTraceMatchesSequential(t *testing.T) {
 	boards := map[string]string{
