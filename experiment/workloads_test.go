@@ -130,25 +130,33 @@ korf_file = "` + korfFile + `"
 [protocol]
 kind = "abft"
 `
-	s, err := scenarios.Parse("pida.toml", []byte(text), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Prepare(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := p.runRep(0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const (
-		faultFree = sim.Time(10845_600_075_804) // 3 h 0 min 45.6 s
-		failed    = sim.Time(7648_000_085_944)  // 2 h 7 min 28 s
-		detail    = "expanded 103010 nodes in 5 iterations (sequential 121126), 69877 before the last (sequential 69877)"
-	)
-	if p.FaultFree != faultFree || res.Makespan != failed || res.Stats.Failures != 2 || !res.Outcome.OK || res.Outcome.Detail != detail {
-		t.Fatalf("fault-free %d ns, with 2 failures %d ns (%d failures, %+v); want %d, %d and %q",
-			p.FaultFree, res.Makespan, res.Stats.Failures, res.Outcome, faultFree, failed, detail)
+	for _, tc := range []struct {
+		name     string
+		over     []string
+		failures int
+		makespan sim.Time
+		detail   string
+	}{
+		{"two failures", nil, 2, 7648_000_085_944, // 2 h 7 min 28 s: 33,133 nodes in the last iteration
+			"expanded 103010 nodes in 5 iterations (sequential 121126), 69877 before the last (sequential 69877)"},
+		{"fault-free", []string{`failures.distribution="none"`}, 0, 10845_600_075_804, // 3 h 0 min 45.6 s: 103,773
+			"expanded 173650 nodes in 5 iterations (sequential 121126), 69877 before the last (sequential 69877)"},
+	} {
+		s, err := scenarios.Parse("pida.toml", []byte(text), tc.over)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Prepare(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.runRep(0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Makespan != tc.makespan || res.Stats.Failures != tc.failures || !res.Outcome.OK || res.Outcome.Detail != tc.detail {
+			t.Errorf("%s: makespan %d ns, %d failures, %+v; want %d ns, %d and %q",
+				tc.name, res.Makespan, res.Stats.Failures, res.Outcome, tc.makespan, tc.failures, tc.detail)
+		}
 	}
 }
