@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -236,7 +237,8 @@ func (p *panicProto) OnFailure(sim.Failure) { panic("broken invariant") }
 
 // A panic in a simulation is a bug, but it must not end the process: it
 // comes back as an error naming the scenario, the seed, the panic and the
-// simulated time, with the stack.
+// simulated time, with the stack, from a traced run (ftsim run --trace) as
+// from a plain one.
 func TestSimulationPanicIsAnError(t *testing.T) {
 	s, err := scenarios.Parse("small.toml", []byte(small), nil)
 	if err != nil {
@@ -247,10 +249,18 @@ func TestSimulationPanicIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.protocol = func() sim.Protocol { return &panicProto{} }
-	_, err = p.Run(0)
-	for _, want := range []string{"small, seed 5: internal error", "broken invariant, at simulated time ", "experiment.(*panicProto).OnFailure"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("error %v, want one containing %q", err, want)
+	for _, run := range []struct {
+		name string
+		run  func() error
+	}{
+		{"Run", func() error { _, err := p.Run(0); return err }},
+		{"Trace", func() error { _, err := p.Trace(0, io.Discard, 0); return err }},
+	} {
+		err := run.run()
+		for _, want := range []string{"small, seed 5: internal error", "broken invariant, at simulated time ", "experiment.(*panicProto).OnFailure"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%s: error %v, want one containing %q", run.name, err, want)
+			}
 		}
 	}
 }

@@ -169,10 +169,16 @@ func (e *NoProgressError) Error() string {
 // before runFaultFree has run.
 func (p *Point) limitFromFaultFree() bool { return p.Scenario.DurationLimit == 0 }
 
-func (p *Point) simulate(cfg sim.Config, mk protocolMaker, m *meter) (sim.Result, error) {
+// simulate runs p's workload under the protocol mk makes on cfg, on meter m
+// (nil: none) and traced to tr (nil: not traced); a panic becomes an error
+// naming the scenario and the seed.
+func (p *Point) simulate(cfg sim.Config, mk protocolMaker, m *meter, tr sim.Tracer) (sim.Result, error) {
 	rt, err := sim.New(cfg, p.workload, mk())
 	if err != nil {
 		return sim.Result{}, err
+	}
+	if tr != nil {
+		rt.SetTracer(tr)
 	}
 	res, err := m.run(rt)
 	if err != nil {
@@ -218,7 +224,7 @@ func (p *Point) runRep(rep int, m *meter) (sim.Result, error) {
 	if err != nil {
 		return sim.Result{}, err
 	}
-	return p.simulate(cfg, p.protocol, m)
+	return p.simulate(cfg, p.protocol, m, nil)
 }
 
 // runConfig is the cluster of replication rep, with the duration limit of

@@ -316,7 +316,7 @@ func runAudited(t *testing.T, name string, p *Point, factor sim.Time) Record {
 			a.EnableAudit()
 		}
 		return proto
-	}, nil)
+	}, nil, nil)
 	if err != nil {
 		t.Fatalf("%s (limit %v): %v", name, cfg.Limit, err)
 	}
