@@ -7,6 +7,9 @@ type task struct {
 	obj  ObjID  // None for protocol work
 	gen  uint32 // the object's runGen when started
 	fn   func() // protocol work's continuation
+	// start is when protocol work started, for the trace (an object's
+	// handler has Runtime.traceStart)
+	start Time
 }
 
 // sysTask is protocol CPU work waiting for a core.
@@ -39,11 +42,8 @@ func (rt *Runtime) kick(n NodeID) {
 	for nd.busy < rt.cfg.Cores {
 		if nd.sys.len() > 0 {
 			s := nd.sys.pop()
-			if rt.tracer != nil {
-				rt.tracer.Task(n, None, rt.eng.now, rt.eng.now+s.d, "protocol work")
-			}
 			nd.busy++
-			t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: None, fn: s.fn})
+			t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: None, fn: s.fn, start: rt.eng.now})
 			rt.eng.After(s.d, rt.kCoreDone, int32(n), int64(t))
 			continue
 		}
@@ -75,6 +75,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	o.runNode = n
 	nd.busy++
 	rt.running++
+	if rt.tracer != nil {
+		rt.traceStart[id] = c.start
+	}
 	rt.inHandler = true
 	if o.needStart {
 		o.needStart = false
@@ -88,8 +91,8 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		c.cur = nil
 	}
 	rt.inHandler = false
-	if rt.tracer != nil {
-		rt.tracer.Task(n, id, c.start, c.start+c.elapsed, "compute")
+	if rt.tracer != nil && c.elapsed == 0 && o.running {
+		rt.traceCompute(id, c.start)
 	}
 	if c.elapsed == 0 {
 		rt.objectDone(id)
@@ -110,6 +113,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 
 func (rt *Runtime) onCoreDone(ev Event) {
 	t := rt.tasks.take(int32(ev.J))
+	if rt.tracer != nil {
+		rt.traceTask(&t, rt.eng.now)
+	}
 	if rt.links[t.node].inc != t.inc {
 		return // the node failed while this task ran: its work is lost
 	}

@@ -210,7 +210,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 // handler, waiting messages and progress are gone.
 func (rt *Runtime) lose(id ObjID) {
 	o := &rt.objs[id]
-	rt.abort(o)
+	rt.abort(id)
 	o.lost, o.queued, o.migrating = true, false, false
 	o.idle = nil
 	rt.discardInbox(o)

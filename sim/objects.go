@@ -19,11 +19,15 @@ type objState struct {
 	runGen    uint32   // bumped when a running handler is aborted: its completion is void
 }
 
-// abort cancels object o's running handler, if any, and frees its core: a
+// abort cancels object id's running handler, if any, and frees its core: a
 // restart or restore replaces the state the handler was producing.
-func (rt *Runtime) abort(o *objState) {
+func (rt *Runtime) abort(id ObjID) {
+	o := &rt.objs[id]
 	if !o.running {
 		return
+	}
+	if rt.tracer != nil {
+		rt.traceCompute(id, rt.eng.now)
 	}
 	o.running = false
 	o.runGen++
@@ -171,7 +175,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, s
 		return fmt.Errorf("restore object %d: %w", id, err)
 	}
 	o := &rt.objs[id]
-	rt.abort(o)
+	rt.abort(id)
 	rt.discardInbox(o)
 	o.obj = obj
 	rt.place[id] = n
@@ -192,7 +196,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, s
 // Recreate rebuilds object id from the workload's initial state on node n; its
 // Start runs again.
 func (rt *Runtime) Recreate(id ObjID, n NodeID) {
-	rt.abort(&rt.objs[id])
+	rt.abort(id)
 	rt.create(id, n)
 }
 

@@ -47,6 +47,9 @@ type Runtime struct {
 	running   int // application tasks on cores
 	inFlight  int // application messages between send and arrival
 	quiet     []quietWaiter
+	// traceStart[id] is when object id's running handler started (traced
+	// runs only)
+	traceStart []Time
 	// migrations are the objects Migrate is moving, read only while their
 	// objState says migrating (an entry outlives its migration until the next)
 	migrations map[ObjID]migration
@@ -263,6 +266,9 @@ func (rt *Runtime) Run() Result {
 	rt.atLimit = !rt.finished && !rt.aborted && rt.eng.q.len() > 0 && rt.eng.q.top().at > rt.limit()
 	if rt.eng.Stalled() && !rt.finished {
 		rt.Abort(fmt.Sprintf("time stood still: %d events at %v without the clock moving (handlers answering each other at no cost, without end)", rt.eng.atInstant, rt.eng.now))
+	}
+	if rt.tracer != nil {
+		rt.traceEnd(rt.endTime())
 	}
 	return rt.result()
 }

@@ -126,13 +126,18 @@ func (r *Result) MeanRecovery() float64 {
 	return sum / float64(n)
 }
 
+// endTime is when the run ended: its completion, or the time it stopped.
+func (rt *Runtime) endTime() Time {
+	if rt.finished && !rt.aborted {
+		return rt.finishedAt
+	}
+	return rt.eng.now
+}
+
 func (rt *Runtime) result() Result {
-	end := rt.eng.now
+	end := rt.endTime()
 	if rt.aborted {
 		rt.finished = false
-	}
-	if rt.finished {
-		end = rt.finishedAt
 	}
 	for i := range rt.nodes {
 		rt.countHeartbeats(NodeID(i), end)
