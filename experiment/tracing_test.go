@@ -199,9 +199,6 @@ func checkTrace(doc []byte, rec Record) error {
 	}
 	for k, sl := range slices {
 		for _, s := range sl {
-			if s.Name != "compute" && s.Name != "protocol work" {
-				continue // a protocol's own span (a recovery) may outlast a node
-			}
 			for _, f := range failedAt[k.pid] {
 				if s.Ts < f && f < s.Ts+s.Dur {
 					return fmt.Errorf("process %d: %s [%v, %v] goes on past its node's failure at %v", k.pid, s.Name, s.Ts, s.Ts+s.Dur, f)

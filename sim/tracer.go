@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Tracer receives the timeline of a run, for a per-node trace (package trace
 // writes it in the Chrome/Perfetto format). Tracing is off unless SetTracer is
 // called; the hot path then only tests a nil interface.
@@ -57,9 +59,22 @@ func (rt *Runtime) traceEnd(end Time) {
 }
 
 // Span lets a protocol add a span of its own to the trace (a checkpoint, a
-// recovery) on node n; it does nothing when the run is not traced.
+// recovery) on node n; it does nothing when the run is not traced. A span
+// ends at n's failure if n failed before end, and is left out if n was down
+// at start: a collective span drawn on every slot does not go on in a
+// member that failed in it (a replica, whose twin carried the job on).
 func (rt *Runtime) Span(n NodeID, start, end Time, what string) {
-	if rt.tracer != nil {
-		rt.tracer.Task(n, None, start, end, what)
+	if rt.tracer == nil {
+		return
 	}
+	// incarnation k of n ended at failAt[k]; even ones are up
+	fail := rt.nodes[n].failAt
+	k, _ := slices.BinarySearch(fail, start+1) // the incarnations ended by start
+	if k%2 == 1 {
+		return
+	}
+	if k < len(fail) {
+		end = min(end, fail[k])
+	}
+	rt.tracer.Task(n, None, start, end, what)
 }

@@ -31,9 +31,9 @@ type onStartProto struct {
 func (p *onStartProto) Start() { p.start(p.RT) }
 
 // A traced task ends when its work does: at its end, or cut short by its
-// node's failure, by a restore of its object, or by the end of the run. The
-// trace used to show every task whole from its start, as if a failed node
-// had worked on.
+// node's failure, by a restore of its object, or by the end of the run; a
+// protocol's span ends at its node's failure. The trace used to show every
+// task whole from its start, as if a failed node had worked on.
 func TestTracedTasksEndWithTheirWork(t *testing.T) {
 	const d = 10_000 // each object's Start computes 10 µs
 	for _, c := range []struct {
@@ -63,6 +63,14 @@ func TestTracedTasksEndWithTheirWork(t *testing.T) {
 		}, []span{{0, 0, 0, 3000, "compute"}, {1, 1, 0, d, "compute"}, {0, 0, 3000, 3000 + d, "compute"}}},
 		{"end of the run", nil, 5000, func(rt *Runtime) { rt.At(5000, func() {}) },
 			[]span{{0, 0, 0, 5000, "compute"}, {1, 1, 0, 5000, "compute"}}},
+		{"protocol spans", []ScriptedFailure{{Node: 1, At: 4000}}, 0, func(rt *Runtime) {
+			rt.At(20_000, func() {
+				rt.Span(0, 1000, 15_000, "checkpoint") // node 0 never failed: whole
+				rt.Span(1, 1000, 15_000, "checkpoint") // cut at node 1's failure
+				rt.Span(1, 4000, 15_000, "checkpoint") // node 1 down from its start: left out
+			})
+		}, []span{{1, 1, 0, 4000, "compute"}, {0, 0, 0, d, "compute"},
+			{0, None, 1000, 15_000, "checkpoint"}, {1, None, 1000, 4000, "checkpoint"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wl := &scriptWL{n: 2, total: 10, start: func(c *Ctx) { c.Spend(d) }}
