@@ -162,6 +162,29 @@ func TestIgnoredFailures(t *testing.T) {
 	}
 }
 
+// A record splits the recovery of its failures: detection (the oracle's
+// delay), restore (until the lost objects are live again: a restart from
+// scratch once the spare has booted) and the whole recovery, which for a
+// restart from scratch adds the work redone.
+func TestRecoveryParts(t *testing.T) {
+	text := "[cluster]\nnodes = 4\nspares = 1\nspare_boot = \"1s\"\n[detection]\nmode = \"oracle\"\ndelay = \"10ms\"\n" +
+		"[failures]\ndistribution = \"scripted\"\nscripted = [{node = 1, at = \"2ms\"}]\n"
+	s, err := scenarios.Parse("parts.toml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runRep0(t, s)
+	if !r.DigestOK || r.Failures != 1 || r.DetectionSMean != 0.01 || r.RestoreSMean != 1 {
+		t.Fatalf("digest_ok %v, %d failures, detection %v s, restore %v s; want true, 1, 0.01, 1",
+			r.DigestOK, r.Failures, r.DetectionSMean, r.RestoreSMean)
+	}
+	// then the restart redoes the work of the 2 ms before the failure, up to
+	// the last step that ended by then
+	if redo := r.RecoverySMean - 1.01; redo <= 0 || redo > 0.002 {
+		t.Fatalf("recovery %v s: %v s after the restore, want (0, 2 ms]", r.RecoverySMean, redo)
+	}
+}
+
 // A record's note says what went wrong: the protocol's note (an
 // unrecoverable pattern), the outcome's when there is none, and both when
 // the run then reached the duration limit.

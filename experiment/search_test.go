@@ -1,8 +1,11 @@
 package experiment
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -289,7 +292,38 @@ func runSearch(t *testing.T, name string, p *Point) Record {
 	if (!r.Finished || !r.DigestOK) && !allFailed && !noAnswerExpected(r) {
 		t.Errorf("%s: finished %v, digest_ok %v, %d failures: %s", name, r.Finished, r.DigestOK, r.Failures, r.Note)
 	}
+	if err := checkRecord(r); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
 	return r
+}
+
+// checkRecord reports the first way record r contradicts itself: a count
+// beyond what bounds it, losses or restarts without a failure, a derived
+// column that is not what it derives from, or a record that does not
+// survive its JSON line.
+func checkRecord(r Record) error {
+	switch {
+	case r.Detected > r.Failures:
+		return fmt.Errorf("%d failures detected of %d", r.Detected, r.Failures)
+	case r.FalseSuspicions > r.Failures:
+		return fmt.Errorf("%d false suspicions among %d failures", r.FalseSuspicions, r.Failures)
+	case r.Failures == 0 && (r.Restarts > 0 || r.LostMsgs > 0 || r.RecoverySMean != 0):
+		return fmt.Errorf("no failure, but %d restarts, %d lost messages, %g s of recovery", r.Restarts, r.LostMsgs, r.RecoverySMean)
+	case r.Detected == 0 && (r.DetectionSMean != 0 || r.RestoreSMean != 0 || r.RecoverySMean != 0):
+		return fmt.Errorf("no detection, but %g s of detection, %g s of restore, %g s of recovery", r.DetectionSMean, r.RestoreSMean, r.RecoverySMean)
+	case r.Finished && r.Efficiency != r.BaselineS/r.MakespanS && math.Abs(r.Efficiency-r.BaselineS/r.MakespanS) > 1e-12*r.Efficiency:
+		return fmt.Errorf("efficiency %g, baseline/makespan %g", r.Efficiency, r.BaselineS/r.MakespanS)
+	case !r.Finished && r.Efficiency != 0:
+		return fmt.Errorf("unfinished with efficiency %g", r.Efficiency)
+	case r.MakespanS < 0 || r.DetectionSMean < 0 || r.RestoreSMean < 0 || r.RecoverySMean < 0 || r.AppMsgs < 0 || r.ExtraMsgs < 0 || r.LostMsgs < 0 || r.Checkpoints < 0 || r.PeakMemBytes < 0:
+		return fmt.Errorf("a negative count: %s", r.JSON())
+	}
+	var back Record
+	if err := json.Unmarshal(r.JSON(), &back); err != nil || !reflect.DeepEqual(back, r) {
+		return fmt.Errorf("the JSON line %q does not read back (%v)", r.JSON(), err)
+	}
+	return nil
 }
 
 // searchLimitFactor lengthens the duration limit of a search run that
@@ -320,6 +354,9 @@ func runAudited(t *testing.T, name string, p *Point, factor sim.Time) Record {
 	if err != nil {
 		t.Fatalf("%s (limit %v): %v", name, cfg.Limit, err)
 	}
+	if err := checkRecoveries(res.Recoveries); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
 	if a, ok := proto.(sim.MemoryAuditor); ok {
 		if err := a.AuditMemory(); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -331,6 +368,23 @@ func runAudited(t *testing.T, name string, p *Point, factor sim.Time) Record {
 		}
 	}
 	return newRecord(p, 0, p.Seed(0), &res)
+}
+
+// checkRecoveries reports the first failure record whose times are out of
+// order: detected before it struck, restored or recovered before (or
+// without) its detection.
+func checkRecoveries(recs []sim.Recovery) error {
+	for i, r := range recs {
+		detected := r.DetectedAt != sim.Never
+		switch {
+		case detected && r.DetectedAt < r.FailedAt,
+			r.RestoredAt != sim.Never && (!detected || r.RestoredAt < r.DetectedAt),
+			r.RecoveredAt != sim.Never && (!detected || r.RecoveredAt < r.DetectedAt):
+			return fmt.Errorf("failure %d of node %d: struck %v, detected %v, restored %v, recovered %v",
+				i, r.Node, r.FailedAt, r.DetectedAt, r.RestoredAt, r.RecoveredAt)
+		}
+	}
+	return nil
 }
 
 // oracleAuditor is a protocol with oracle bookkeeping (dps's Config.Audit)

@@ -33,6 +33,9 @@ func Estimate95(xs []float64) Estimate {
 type Summary struct {
 	Runs, Finished, DigestOK, Unrecoverable  int
 	Makespan, Efficiency, Failures, Recovery Estimate
+	// Detection and Restore are the parts of a recovery until the failure
+	// is detected and from there until its lost objects are restored.
+	Detection, Restore Estimate
 	// FalseSuspicions are the live nodes fenced per run, among Failures.
 	FalseSuspicions               Estimate
 	Baseline, FaultFree, Overhead float64
@@ -42,10 +45,11 @@ type Summary struct {
 }
 
 // Summarize aggregates records of one point. Recovery averages over the runs
-// that had at least one failure.
+// that had at least one failure, Detection over those that detected one, and
+// Restore over those that restored one (a positive restore_s_mean).
 func Summarize(recs []Record) Summary {
 	var s Summary
-	var mk, eff, fail, fenced, rec []float64
+	var mk, eff, fail, fenced, rec, det, rest []float64
 	metrics := map[string][]float64{}
 	for _, r := range recs {
 		s.Runs++
@@ -68,10 +72,17 @@ func Summarize(recs []Record) Summary {
 		if r.Failures > 0 {
 			rec = append(rec, r.RecoverySMean)
 		}
+		if r.Detected > 0 {
+			det = append(det, r.DetectionSMean)
+		}
+		if r.RestoreSMean > 0 {
+			rest = append(rest, r.RestoreSMean)
+		}
 		s.Baseline, s.FaultFree, s.Overhead = r.BaselineS, r.FaultFreeS, r.Overhead
 	}
 	s.Makespan, s.Efficiency = Estimate95(mk), Estimate95(eff)
 	s.Failures, s.FalseSuspicions, s.Recovery = Estimate95(fail), Estimate95(fenced), Estimate95(rec)
+	s.Detection, s.Restore = Estimate95(det), Estimate95(rest)
 	if len(metrics) > 0 {
 		s.Metrics = make(map[string]Estimate, len(metrics))
 		for k, xs := range metrics {

@@ -10,16 +10,23 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Recovery is the record of one failure: when it struck, when it was detected
-// and when the application had regained the progress it had when it struck.
+// Recovery is the record of one failure: when it struck, when it was
+// detected, when the objects it lost were all restored, and when the
+// application had regained the progress it had when it struck. Survivors may
+// progress meanwhile, so RecoveredAt can come before RestoredAt.
 type Recovery struct {
 	Node        NodeID
 	FailedAt    Time
 	DetectedAt  Time // Never if the run ended first
 	RecoveredAt Time // Never if the run ended first
-	mark        int64
-	objects     []ObjID
-	wasSpare    bool
+	// RestoredAt is when the last of the objects lost with the node (those
+	// still lost at the detection) was restored or re-created; Never if it
+	// lost none, or if one was never restored before the run ended
+	RestoredAt Time
+	mark       int64
+	objects    []ObjID
+	unrestored []ObjID // its lost objects not restored since its detection
+	wasSpare   bool
 }
 
 // startFailureClock draws node n's next failure from its own stream, and
@@ -154,7 +161,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 	// the record first: what the loss below calls back (a storage
 	// operation reported failed) may place an object on n again, and
 	// placedOnFailed then files it with this failure
-	rt.failRecs = append(rt.failRecs, Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never, wasSpare: wasSpare})
+	rt.failRecs = append(rt.failRecs, Recovery{Node: n, FailedAt: now, DetectedAt: Never, RecoveredAt: Never, RestoredAt: Never, wasSpare: wasSpare})
 	idx := len(rt.failRecs) - 1
 	nd.lastFailure = idx + 1
 	rt.pfs.drop(rt, n)
@@ -270,9 +277,36 @@ func (rt *Runtime) onDetect(ev Event) {
 			objs = append(objs, id)
 		}
 	}
+	if len(objs) > 0 && !rec.wasSpare {
+		// before OnFailure, which may restore them at once
+		rec.unrestored = slices.Clone(objs)
+		rt.restoring = append(rt.restoring, int(ev.J))
+	}
 	rt.proto.OnFailure(Failure{Node: rec.Node, At: rec.FailedAt, DetectedAt: rec.DetectedAt,
 		Objects: objs, WasSpare: rec.wasSpare})
 	rt.closeRecoveries()
+}
+
+// restored notes that object id, lost in failures being recovered, is live
+// again (restored or re-created): a failure whose lost objects are all back
+// is restored now.
+func (rt *Runtime) restored(id ObjID) {
+	if len(rt.restoring) == 0 || rt.objs[id].lost {
+		return
+	}
+	out := rt.restoring[:0]
+	for _, i := range rt.restoring {
+		r := &rt.failRecs[i]
+		if k := slices.Index(r.unrestored, id); k >= 0 {
+			r.unrestored = slices.Delete(r.unrestored, k, k+1)
+		}
+		if len(r.unrestored) == 0 {
+			r.RestoredAt = rt.eng.now
+			continue
+		}
+		out = append(out, i)
+	}
+	rt.restoring = out
 }
 
 // closeRecoveries marks detected failures as recovered once the application's

@@ -712,3 +712,73 @@ func TestMemoryReleasedWithItsNode(t *testing.T) {
 		t.Fatalf("memory accounted on a failed node: %d", rt.Mem(1, MemLog))
 	}
 }
+
+// A failure's record says when it was detected, when the last object it
+// lost was restored, and when the progress was back: exact for a protocol
+// that restores the lost objects at given delays after the detection. A
+// failure that lost nothing, or whose objects were never restored, has no
+// restore time and is left out of MeanRestore.
+func TestRestoreTime(t *testing.T) {
+	const (
+		failAt = 5000
+		delay  = Millisecond // detection
+	)
+	for _, c := range []struct {
+		name           string
+		nodes, objects int // placed round robin
+		fail           NodeID
+		after          []Time // restore the lost objects, in order, this long after the detection (none: never)
+		restoredAt     Time
+		meanRestore    float64
+	}{
+		{"one object", 2, 2, 1, []Time{3000}, failAt + delay + 3000, 3e-6},
+		{"two objects, the later one counts", 2, 4, 1, []Time{1000, 7000}, failAt + delay + 7000, 7e-6},
+		{"inside OnFailure", 2, 2, 1, []Time{0}, failAt + delay, 0},
+		{"never restored", 2, 2, 1, nil, Never, 0},
+		{"nothing lost", 3, 2, 2, nil, Never, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wl := &scriptWL{n: c.objects, total: 1 << 40}
+			cfg := testConfig(c.nodes)
+			cfg.Failures, cfg.Planned = ScriptedFailures, []ScriptedFailure{{Node: c.fail, At: failAt}}
+			cfg.DetectDelay = delay
+			cfg.Limit = 10 * Millisecond
+			p := &recordProto{}
+			var rt *Runtime
+			p.onFail = func(f Failure) {
+				for i, d := range c.after {
+					id := f.Objects[i]
+					restore := func() {
+						if err := rt.Restore(id, 0, []byte{0, 0}, nil, true); err != nil {
+							t.Error(err)
+						}
+					}
+					if d == 0 {
+						restore() // inside OnFailure
+						continue
+					}
+					rt.At(rt.Now()+d, restore)
+				}
+			}
+			rt, err := New(cfg, wl, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if len(res.Recoveries) != 1 {
+				t.Fatalf("%d failure records", len(res.Recoveries))
+			}
+			r := res.Recoveries[0]
+			if r.FailedAt != failAt || r.DetectedAt != failAt+delay || r.RestoredAt != c.restoredAt {
+				t.Errorf("failed %v, detected %v, restored %v; want %v, %v, %v", r.FailedAt, r.DetectedAt, r.RestoredAt,
+					Time(failAt), Time(failAt+delay), c.restoredAt)
+			}
+			if got := res.MeanDetection(); got != delay.Seconds() {
+				t.Errorf("MeanDetection %g s, want %g", got, delay.Seconds())
+			}
+			if got := res.MeanRestore(); math.Abs(got-c.meanRestore) > 1e-15 {
+				t.Errorf("MeanRestore %g s, want %g", got, c.meanRestore)
+			}
+		})
+	}
+}

@@ -134,6 +134,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	rt.ready(id)
 	rt.kick(n)
 	rt.placedOnFailed(id, n)
+	rt.restored(id)
 }
 
 func (rt *Runtime) discardInbox(o *objState) { o.inbox.clear() }
@@ -190,6 +191,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, s
 	rt.ready(id)
 	rt.kick(n)
 	rt.placedOnFailed(id, n)
+	rt.restored(id)
 	return nil
 }
 

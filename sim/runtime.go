@@ -71,10 +71,11 @@ type Runtime struct {
 	progress, total int64
 	// shown is progress/total as math.Float64bits, for Fraction: the one
 	// field another goroutine reads while the run goes on
-	shown    atomic.Uint64
-	planned  []ScriptedFailure // progress-triggered failures not yet fired
-	failRecs []Recovery
-	open     []int // failRecs indices not yet recovered
+	shown     atomic.Uint64
+	planned   []ScriptedFailure // progress-triggered failures not yet fired
+	failRecs  []Recovery
+	open      []int // failRecs indices not yet recovered
+	restoring []int // failRecs indices whose lost objects are not all restored
 
 	pfs psShare
 	// the topology's shared links; link i's lanes are laneFree[laneOf[i]:

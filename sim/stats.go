@@ -111,13 +111,36 @@ type Result struct {
 // MeanRecovery is the mean time from failure to regained progress over the
 // failures that were detected and recovered, in seconds (0 if none).
 func (r *Result) MeanRecovery() float64 {
+	// RecoveredAt comes only after the detection (closeRecoveries, finish)
+	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.FailedAt, x.RecoveredAt })
+}
+
+// MeanDetection is the mean time from a failure of a node of the job to its
+// detection, over the failures detected, in seconds (0 if none).
+func (r *Result) MeanDetection() float64 {
+	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.FailedAt, x.DetectedAt })
+}
+
+// MeanRestore is the mean time from a failure's detection until the last
+// object it lost was restored or re-created, over the failures that lost
+// objects and had them all restored, in seconds (0 if none). It is the
+// restart part of a recovery: detection and reprocessing excluded.
+func (r *Result) MeanRestore() float64 {
+	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.DetectedAt, x.RestoredAt })
+}
+
+// meanSpan is the mean of the spans from, to that span gives for the
+// failures of the job's nodes where both ends came, in seconds (0 if none).
+func (r *Result) meanSpan(span func(*Recovery) (from, to Time)) float64 {
 	var sum float64
 	n := 0
-	for _, x := range r.Recoveries {
-		if x.wasSpare || x.RecoveredAt == Never || x.DetectedAt == Never {
+	for i := range r.Recoveries {
+		x := &r.Recoveries[i]
+		from, to := span(x)
+		if x.wasSpare || from == Never || to == Never {
 			continue
 		}
-		sum += (x.RecoveredAt - x.FailedAt).Seconds()
+		sum += (to - from).Seconds()
 		n++
 	}
 	if n == 0 {

@@ -275,6 +275,8 @@ func printTable(w io.Writer, s *scenarios.Scenario, p *experiment.PointInfo, rec
 		est("  of them fenced", sum.FalseSuspicions, " ")
 	}
 	est("recovery per failure", sum.Recovery, "s")
+	est("  detection", sum.Detection, "s")
+	est("  restore", sum.Restore, "s")
 	fmt.Fprintln(w)
 	preds := make([]experiment.Prediction, len(p.Predictions))
 	for i, x := range p.Predictions {
