@@ -424,15 +424,19 @@ func printComparison(w io.Writer, c experiment.Comparison) {
 	// scripted failures, which have no MTBF)
 	predicted := slices.ContainsFunc(c.Rows, func(r experiment.ComparisonRow) bool { return !math.IsNaN(r.Predicted) })
 	tw := newTable(w, 0)
-	fmt.Fprint(tw, "  protocol\tok/runs\tmakespan_s\t95% CI\tvs best (paired)\toverhead\trecovery_s\tefficiency\t")
+	fmt.Fprint(tw, "  protocol\tok/runs\tmakespan_s\t95% CI\tvs best (paired)\toverhead\trecovery_s\trestore_s\tefficiency\t")
 	if predicted {
 		fmt.Fprint(tw, "predicted_s\tmodel\t")
 	}
 	fmt.Fprintln(tw)
 	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "  %s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t", r.Protocol, r.DigestOK, r.Runs,
+		restore := "-" // no failure of its runs lost objects that came back
+		if r.Restore.N > 0 {
+			restore = num(r.Restore.Mean)
+		}
+		fmt.Fprintf(tw, "  %s\t%d/%d\t%s\t%s\t%s\t%.2f%%\t%s\t%s\t%s\t", r.Protocol, r.DigestOK, r.Runs,
 			num(r.Makespan.Mean), ci(r.Makespan), num(r.ToBest.Mean), 100*r.Overhead, num(r.Recovery.Mean),
-			num(r.Efficiency.Mean))
+			restore, num(r.Efficiency.Mean))
 		switch {
 		case !predicted:
 		case math.IsNaN(r.Predicted):

@@ -444,7 +444,8 @@ func TestSweepMetaDigest(t *testing.T) {
 
 // The comparison table has the predictions' columns only when a model
 // applies to one of its protocols at least (scripted failures have no MTBF):
-// a "-" where it applies to another, nothing where it applies to none.
+// a "-" where it applies to another, nothing where it applies to none. Its
+// restore column says "-" for a protocol whose runs restored nothing.
 func TestComparisonPredictionColumns(t *testing.T) {
 	row := func(name string, mean, predicted float64) experiment.ComparisonRow {
 		r := experiment.ComparisonRow{Protocol: name, Predicted: predicted, ToBest: experiment.Estimate{Mean: 1, N: 1}}
@@ -454,6 +455,11 @@ func TestComparisonPredictionColumns(t *testing.T) {
 		}
 		return r
 	}
+	// a row whose runs restored lost objects in restore s on average
+	restored := func(r experiment.ComparisonRow, restore float64) experiment.ComparisonRow {
+		r.Restore = experiment.Estimate{Mean: restore, N: 1}
+		return r
+	}
 	nan := math.NaN()
 	for _, tc := range []struct {
 		name  string
@@ -461,12 +467,12 @@ func TestComparisonPredictionColumns(t *testing.T) {
 		lines []string // what the table's lines start with, after "  "
 	}{
 		{"none", []experiment.ComparisonRow{row("a", 10, nan), row("b", 12, nan)}, []string{
-			"protocol  ok/runs  makespan_s  95% CI  vs best (paired)  overhead  recovery_s  efficiency\n",
-			"a         1/1      10          -       1                 0.00%     0           0\n"}},
-		{"one", []experiment.ComparisonRow{row("a", 10, nan), row("b", 12, 11)}, []string{
-			"protocol  ok/runs  makespan_s  95% CI  vs best (paired)  overhead  recovery_s  efficiency  predicted_s  model\n",
-			"a         1/1      10          -       1                 0.00%     0           0           -\n",
-			"b         1/1      12          -       1                 0.00%     0           0           11           model b\n"}},
+			"protocol  ok/runs  makespan_s  95% CI  vs best (paired)  overhead  recovery_s  restore_s  efficiency\n",
+			"a         1/1      10          -       1                 0.00%     0           -          0\n"}},
+		{"one", []experiment.ComparisonRow{row("a", 10, nan), restored(row("b", 12, 11), 2.5)}, []string{
+			"protocol  ok/runs  makespan_s  95% CI  vs best (paired)  overhead  recovery_s  restore_s  efficiency  predicted_s  model\n",
+			"a         1/1      10          -       1                 0.00%     0           -          0           -\n",
+			"b         1/1      12          -       1                 0.00%     0           2.5        0           11           model b\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
