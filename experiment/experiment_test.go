@@ -174,9 +174,9 @@ func TestRecoveryParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runRep0(t, s)
-	if !r.DigestOK || r.Failures != 1 || r.DetectionSMean != 0.01 || r.RestoreSMean != 1 {
-		t.Fatalf("digest_ok %v, %d failures, detection %v s, restore %v s; want true, 1, 0.01, 1",
-			r.DigestOK, r.Failures, r.DetectionSMean, r.RestoreSMean)
+	if !r.DigestOK || r.Failures != 1 || r.Restored != 1 || r.DetectionSMean != 0.01 || r.RestoreSMean != 1 {
+		t.Fatalf("digest_ok %v, %d failures, %d restored, detection %v s, restore %v s; want true, 1, 1, 0.01, 1",
+			r.DigestOK, r.Failures, r.Restored, r.DetectionSMean, r.RestoreSMean)
 	}
 	// then the restart redoes the work of the 2 ms before the failure, up to
 	// the last step that ended by then

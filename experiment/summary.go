@@ -46,7 +46,7 @@ type Summary struct {
 
 // Summarize aggregates records of one point. Recovery averages over the runs
 // that had at least one failure, Detection over those that detected one, and
-// Restore over those that restored one (a positive restore_s_mean).
+// Restore over those that restored one.
 func Summarize(recs []Record) Summary {
 	var s Summary
 	var mk, eff, fail, fenced, rec, det, rest []float64
@@ -75,7 +75,7 @@ func Summarize(recs []Record) Summary {
 		if r.Detected > 0 {
 			det = append(det, r.DetectionSMean)
 		}
-		if r.RestoreSMean > 0 {
+		if r.Restored > 0 {
 			rest = append(rest, r.RestoreSMean)
 		}
 		s.Baseline, s.FaultFree, s.Overhead = r.BaselineS, r.FaultFreeS, r.Overhead

@@ -717,7 +717,7 @@ func TestMemoryReleasedWithItsNode(t *testing.T) {
 // lost was restored, and when the progress was back: exact for a protocol
 // that restores the lost objects at given delays after the detection. A
 // failure that lost nothing, or whose objects were never restored, has no
-// restore time and is left out of MeanRestore.
+// restore time and is left out of MeanRestore and Restored.
 func TestRestoreTime(t *testing.T) {
 	const (
 		failAt = 5000
@@ -778,6 +778,9 @@ func TestRestoreTime(t *testing.T) {
 			}
 			if got := res.MeanRestore(); math.Abs(got-c.meanRestore) > 1e-15 {
 				t.Errorf("MeanRestore %g s, want %g", got, c.meanRestore)
+			}
+			if got, want := res.Restored(), map[bool]int{true: 1}[c.restoredAt != Never]; got != want {
+				t.Errorf("Restored %d, want %d", got, want)
 			}
 		})
 	}

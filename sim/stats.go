@@ -129,6 +129,18 @@ func (r *Result) MeanRestore() float64 {
 	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.DetectedAt, x.RestoredAt })
 }
 
+// Restored is the number of failures of the job's nodes whose lost objects
+// all came back (those MeanRestore averages over).
+func (r *Result) Restored() int {
+	n := 0
+	for i := range r.Recoveries {
+		if x := &r.Recoveries[i]; !x.wasSpare && x.RestoredAt != Never {
+			n++
+		}
+	}
+	return n
+}
+
 // meanSpan is the mean of the spans from, to that span gives for the
 // failures of the job's nodes where both ends came, in seconds (0 if none).
 func (r *Result) meanSpan(span func(*Recovery) (from, to Time)) float64 {
