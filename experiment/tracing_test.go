@@ -129,10 +129,12 @@ func checkTrace(doc []byte, rec Record) error {
 	}
 	end := sim.Time(math.Round(rec.MakespanS * 1e9))
 	named := map[int64]bool{}
-	type track struct{ pid, tid int64 }
-	slices := map[track][]traceEvent{}
-	flows := map[uint64][2]int{}
-	flowAt := map[uint64][2]sim.Time{}
+	tracks := map[traceTrack][]traceEvent{}
+	type flowEnds struct {
+		n  [2]int // starts, ends
+		at [2]sim.Time
+	}
+	flows := map[uint64]*flowEnds{}
 	instants := map[string]int{}
 	failedAt := map[int64][]sim.Time{} // by process
 	for i, e := range raw.TraceEvents {
@@ -153,17 +155,17 @@ func checkTrace(doc []byte, rec Record) error {
 			if ev.Dur < 0 || ev.Ts < 0 || ev.Ts+ev.Dur > end+1 { // +1: a message's 1 ns slice at the end
 				return fmt.Errorf("slice %v outside the run [0, %v]", e, end)
 			}
-			k := track{ev.Pid, ev.Tid}
-			slices[k] = append(slices[k], ev)
+			k := traceTrack{ev.Pid, ev.Tid}
+			tracks[k] = append(tracks[k], ev)
 		case "s", "f":
-			j := 0
-			if ev.Ph == "f" {
-				j = 1
+			f := flows[ev.ID]
+			if f == nil {
+				f = &flowEnds{}
+				flows[ev.ID] = f
 			}
-			n, at := flows[ev.ID], flowAt[ev.ID]
-			n[j]++
-			at[j] = ev.Ts
-			flows[ev.ID], flowAt[ev.ID] = n, at
+			j := map[string]int{"s": 0, "f": 1}[ev.Ph]
+			f.n[j]++
+			f.at[j] = ev.Ts
 		case "i":
 			instants[ev.Name]++
 			if ev.Name == "failure" || ev.Name == "false suspicion: fenced" {
@@ -176,39 +178,14 @@ func checkTrace(doc []byte, rec Record) error {
 			return fmt.Errorf("event %d %v on process %d before its name", i, e, ev.Pid)
 		}
 	}
-	for k, sl := range slices {
-		sort.Slice(sl, func(i, j int) bool {
-			if sl[i].Ts != sl[j].Ts {
-				return sl[i].Ts < sl[j].Ts
-			}
-			return sl[i].Dur > sl[j].Dur
-		})
-		var open []traceEvent // the enclosing slices, innermost last
-		for _, s := range sl {
-			for len(open) > 0 && open[len(open)-1].Ts+open[len(open)-1].Dur <= s.Ts {
-				open = open[:len(open)-1]
-			}
-			if len(open) > 0 {
-				if o := open[len(open)-1]; s.Ts+s.Dur > o.Ts+o.Dur {
-					return fmt.Errorf("process %d track %d: %s [%v, %v] overlaps %s [%v, %v]", k.pid, k.tid,
-						o.Name, o.Ts, o.Ts+o.Dur, s.Name, s.Ts, s.Ts+s.Dur)
-				}
-			}
-			open = append(open, s)
+	for k, sl := range tracks {
+		if err := checkTrack(k, sl, failedAt[k.pid]); err != nil {
+			return err
 		}
 	}
-	for k, sl := range slices {
-		for _, s := range sl {
-			for _, f := range failedAt[k.pid] {
-				if s.Ts < f && f < s.Ts+s.Dur {
-					return fmt.Errorf("process %d: %s [%v, %v] goes on past its node's failure at %v", k.pid, s.Name, s.Ts, s.Ts+s.Dur, f)
-				}
-			}
-		}
-	}
-	for id, n := range flows {
-		if n != [2]int{1, 1} || flowAt[id][1] < flowAt[id][0] {
-			return fmt.Errorf("flow %d: %d starts and %d ends, at %v", id, n[0], n[1], flowAt[id])
+	for id, f := range flows {
+		if f.n != [2]int{1, 1} || f.at[1] < f.at[0] {
+			return fmt.Errorf("flow %d: %d starts and %d ends, at %v", id, f.n[0], f.n[1], f.at)
 		}
 	}
 	if got, want := instants["failure"]+instants["false suspicion: fenced"], rec.Failures; got != want {
@@ -219,6 +196,39 @@ func checkTrace(doc []byte, rec Record) error {
 	}
 	if got, want := instants["failure detected"], rec.Detected; got != want {
 		return fmt.Errorf("%d detection instants, the record has %d detections", got, want)
+	}
+	return nil
+}
+
+// traceTrack is a thread track of a process.
+type traceTrack struct{ pid, tid int64 }
+
+// checkTrack reports two slices of track k that overlap without nesting,
+// or a slice that goes on past a failure of its node (at failedAt).
+func checkTrack(k traceTrack, sl []traceEvent, failedAt []sim.Time) error {
+	sort.Slice(sl, func(i, j int) bool {
+		if sl[i].Ts != sl[j].Ts {
+			return sl[i].Ts < sl[j].Ts
+		}
+		return sl[i].Dur > sl[j].Dur
+	})
+	var open []traceEvent // the enclosing slices, innermost last
+	for _, s := range sl {
+		for _, f := range failedAt {
+			if s.Ts < f && f < s.Ts+s.Dur {
+				return fmt.Errorf("process %d: %s [%v, %v] goes on past its node's failure at %v", k.pid, s.Name, s.Ts, s.Ts+s.Dur, f)
+			}
+		}
+		for len(open) > 0 && open[len(open)-1].Ts+open[len(open)-1].Dur <= s.Ts {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			if o := open[len(open)-1]; s.Ts+s.Dur > o.Ts+o.Dur {
+				return fmt.Errorf("process %d track %d: %s [%v, %v] overlaps %s [%v, %v]", k.pid, k.tid,
+					o.Name, o.Ts, o.Ts+o.Dur, s.Name, s.Ts, s.Ts+s.Dur)
+			}
+		}
+		open = append(open, s)
 	}
 	return nil
 }
