@@ -26,7 +26,11 @@ type Recovery struct {
 	mark       int64
 	objects    []ObjID
 	unrestored []ObjID // its lost objects not restored since its detection
-	wasSpare   bool
+	// progressBack is when the progress first came back after the
+	// detection (0: not yet), taken as the recovery if the objects it
+	// lost are never restored (a replica's twin carried on)
+	progressBack Time
+	wasSpare     bool
 }
 
 // startFailureClock draws node n's next failure from its own stream, and
@@ -302,6 +306,12 @@ func (rt *Runtime) restored(id ObjID) {
 		}
 		if len(r.unrestored) == 0 {
 			r.RestoredAt = rt.eng.now
+			if k := slices.Index(rt.parked, i); k >= 0 {
+				// recovered once the progress is back from the restored state
+				rt.parked = slices.Delete(rt.parked, k, k+1)
+				rt.open = append(rt.open, i)
+				rt.finishLater()
+			}
 			continue
 		}
 		out = append(out, i)
@@ -310,18 +320,41 @@ func (rt *Runtime) restored(id ObjID) {
 }
 
 // closeRecoveries marks detected failures as recovered once the application's
-// progress is back where it was when they struck.
+// progress is back where it was when they struck, and the objects they lost
+// are restored: survivors computing ahead while a lost object waits for its
+// spare do not end a recovery that its rollback will undo. A failure whose
+// progress came back before its objects is parked until they are (restored).
+// Progress restored in this event is judged once the event is over, when a
+// rollback has restored every object (onFinish).
 func (rt *Runtime) closeRecoveries() {
+	if rt.restoredIn == rt.eng.executed {
+		rt.finishLater()
+		return
+	}
 	out := rt.open[:0]
 	for _, i := range rt.open {
 		r := &rt.failRecs[i]
 		if rt.progress >= r.mark && rt.eng.now > r.DetectedAt {
-			r.RecoveredAt = rt.eng.now
+			if len(r.unrestored) == 0 {
+				r.RecoveredAt = rt.eng.now
+			} else {
+				r.progressBack = cmp.Or(r.progressBack, rt.eng.now)
+				rt.parked = append(rt.parked, i)
+			}
 			continue
 		}
 		out = append(out, i)
 	}
 	rt.open = out
+}
+
+// settleParked ends the recoveries of failures whose lost objects were never
+// restored at the time their progress came back.
+func (rt *Runtime) settleParked() {
+	for _, i := range rt.parked {
+		rt.failRecs[i].RecoveredAt = rt.failRecs[i].progressBack
+	}
+	rt.parked = nil
 }
 
 // FailureDetected reports whether node n is down and its failure has been

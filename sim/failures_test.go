@@ -785,3 +785,62 @@ func TestRestoreTime(t *testing.T) {
 		})
 	}
 }
+
+// A recovery ends when the progress is back where it was at the failure,
+// judged from the restored state: survivors computing ahead while the lost
+// object waits for its restore do not end it. Restored with the survivors'
+// extra progress it ends at the restore; rolled back with everything, once
+// the progress is regained; never restored (a replica's twin carries on),
+// when the progress first came back after the detection.
+func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
+	const (
+		failAt  = 10_000
+		delay   = Millisecond // detection
+		restore = 3000        // after the detection
+	)
+	for _, c := range []struct {
+		name     string
+		restore  []ObjID // the objects restored from their initial state
+		recovery func(r Recovery) bool
+	}{
+		{"lost object restored", []ObjID{1}, func(r Recovery) bool { return r.RecoveredAt == r.RestoredAt }},
+		{"rollback", []ObjID{0, 1}, func(r Recovery) bool {
+			return r.RecoveredAt > r.RestoredAt+2*restore // the steps before the failure, again
+		}},
+		{"never restored", nil, func(r Recovery) bool {
+			return r.RestoredAt == Never && r.RecoveredAt > r.DetectedAt && r.RecoveredAt < r.DetectedAt+10*Microsecond
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// each object handles a message to itself every few µs: a step of progress
+			loop := func(c *Ctx) { c.Spend(1000); c.Send(c.Self(), 1, 8, nil) }
+			wl := &scriptWL{n: 2, total: 1 << 40, start: loop, on: func(c *Ctx, _ *scriptObj, _ *Message) { loop(c) }}
+			cfg := testConfig(2)
+			cfg.Failures, cfg.Planned = ScriptedFailures, []ScriptedFailure{{Node: 1, At: failAt}}
+			cfg.DetectDelay = delay
+			cfg.Limit = 2 * Millisecond
+			p := &recordProto{}
+			var rt *Runtime
+			p.onFail = func(Failure) {
+				rt.At(rt.Now()+restore, func() {
+					for _, id := range c.restore {
+						if err := rt.Restore(id, 0, []byte{0, 0}, nil, false); err != nil {
+							t.Error(err)
+						}
+					}
+				})
+			}
+			rt, err := New(cfg, wl, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := rt.Run()
+			if len(res.Recoveries) != 1 {
+				t.Fatalf("%d failure records", len(res.Recoveries))
+			}
+			if r := res.Recoveries[0]; !c.recovery(r) {
+				t.Errorf("failed %v, detected %v, restored %v, recovered %v", r.FailedAt, r.DetectedAt, r.RestoredAt, r.RecoveredAt)
+			}
+		})
+	}
+}

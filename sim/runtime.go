@@ -76,6 +76,10 @@ type Runtime struct {
 	failRecs  []Recovery
 	open      []int // failRecs indices not yet recovered
 	restoring []int // failRecs indices whose lost objects are not all restored
+	// parked are failRecs indices whose progress came back while objects
+	// they lost were still to be restored: recovered when those are back
+	// and the progress is again, or at their progressBack if never
+	parked []int
 
 	pfs psShare
 	// the topology's shared links; link i's lanes are laneFree[laneOf[i]:
@@ -97,7 +101,7 @@ type Runtime struct {
 	stats      Stats
 	finished   bool
 	finishedAt Time
-	finishDue  bool // a kFinish event is scheduled
+	finishDue  bool // a kFinish event (completion and recoveries judged after restores) is scheduled
 	// restoredIn is the event (its ordinal) in which a protocol last
 	// restored or re-created an object: completion reached during it is
 	// judged once it is over (restoredProgress)
@@ -399,14 +403,15 @@ func (rt *Runtime) setProgress(id ObjID, p int64) {
 // would otherwise make the sum reach the total for a moment and end the run
 // unfinished.
 func (rt *Runtime) restoredProgress(id ObjID, p int64) {
+	rt.restoredIn = rt.eng.executed // before the recoveries are judged
 	rt.updateProgress(id, p)
-	rt.restoredIn = rt.eng.executed
 	if rt.progress >= rt.total {
 		rt.finishLater()
 	}
 }
 
-// finishLater checks for completion after the current event.
+// finishLater checks for completion, and for recoveries, after the current
+// event.
 func (rt *Runtime) finishLater() {
 	if !rt.finished && !rt.finishDue {
 		rt.finishDue = true
@@ -414,10 +419,13 @@ func (rt *Runtime) finishLater() {
 	}
 }
 
-// onFinish ends the run if the workload is still complete after the event
-// that restored objects.
+// onFinish judges the recoveries, and ends the run if the workload is still
+// complete, after the event that restored objects.
 func (rt *Runtime) onFinish(Event) {
 	rt.finishDue = false
+	if len(rt.open) > 0 {
+		rt.closeRecoveries()
+	}
 	if rt.progress >= rt.total {
 		rt.finish()
 	}

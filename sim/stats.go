@@ -171,6 +171,7 @@ func (rt *Runtime) endTime() Time {
 
 func (rt *Runtime) result() Result {
 	end := rt.endTime()
+	rt.settleParked()
 	if rt.aborted {
 		rt.finished = false
 	}
