@@ -760,15 +760,12 @@ func TestRestoreTime(t *testing.T) {
 					rt.At(rt.Now()+d, restore)
 				}
 			}
-			rt, err := New(cfg, wl, p)
+			var err error
+			rt, err = New(cfg, wl, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rt.Run()
-			if len(res.Recoveries) != 1 {
-				t.Fatalf("%d failure records", len(res.Recoveries))
-			}
-			r := res.Recoveries[0]
+			res, r := runOneFailure(t, rt)
 			if r.FailedAt != failAt || r.DetectedAt != failAt+delay || r.RestoredAt != c.restoredAt {
 				t.Errorf("failed %v, detected %v, restored %v; want %v, %v, %v", r.FailedAt, r.DetectedAt, r.RestoredAt,
 					Time(failAt), Time(failAt+delay), c.restoredAt)
@@ -830,17 +827,25 @@ func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 					}
 				})
 			}
-			rt, err := New(cfg, wl, p)
+			var err error
+			rt, err = New(cfg, wl, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := rt.Run()
-			if len(res.Recoveries) != 1 {
-				t.Fatalf("%d failure records", len(res.Recoveries))
-			}
-			if r := res.Recoveries[0]; !c.recovery(r) {
+			if _, r := runOneFailure(t, rt); !c.recovery(r) {
 				t.Errorf("failed %v, detected %v, restored %v, recovered %v", r.FailedAt, r.DetectedAt, r.RestoredAt, r.RecoveredAt)
 			}
 		})
 	}
+}
+
+// runOneFailure runs rt, which must record one failure, and returns the
+// result and that failure's record.
+func runOneFailure(t *testing.T, rt *Runtime) (Result, Recovery) {
+	t.Helper()
+	res := rt.Run()
+	if len(res.Recoveries) != 1 {
+		t.Fatalf("%d failure records", len(res.Recoveries))
+	}
+	return res, res.Recoveries[0]
 }
