@@ -316,7 +316,7 @@ func checkRecord(r Record) error {
 		return fmt.Errorf("no detection, but %g s of detection, %g s of recovery", r.DetectionSMean, r.RecoverySMean)
 	case r.Restored == 0 && r.RestoreSMean != 0:
 		return fmt.Errorf("no failure restored, but %g s of restore", r.RestoreSMean)
-	case r.Finished && r.Efficiency != r.BaselineS/r.MakespanS && math.Abs(r.Efficiency-r.BaselineS/r.MakespanS) > 1e-12*r.Efficiency:
+	case r.Finished && math.Abs(r.Efficiency-r.BaselineS/r.MakespanS) > 1e-12*r.Efficiency:
 		return fmt.Errorf("efficiency %g, baseline/makespan %g", r.Efficiency, r.BaselineS/r.MakespanS)
 	case !r.Finished && r.Efficiency != 0:
 		return fmt.Errorf("unfinished with efficiency %g", r.Efficiency)

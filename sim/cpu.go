@@ -7,9 +7,6 @@ type task struct {
 	obj  ObjID  // None for protocol work
 	gen  uint32 // the object's runGen when started
 	fn   func() // protocol work's continuation
-	// start is when protocol work started, for the trace (an object's
-	// handler has Runtime.traceStart)
-	start Time
 }
 
 // sysTask is protocol CPU work waiting for a core.
@@ -43,7 +40,10 @@ func (rt *Runtime) kick(n NodeID) {
 		if nd.sys.len() > 0 {
 			s := nd.sys.pop()
 			nd.busy++
-			t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: None, fn: s.fn, start: rt.eng.now})
+			t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: None, fn: s.fn})
+			if rt.tracer != nil {
+				rt.traceWorkStarted(t)
+			}
 			rt.eng.After(s.d, rt.kCoreDone, int32(n), int64(t))
 			continue
 		}
@@ -112,9 +112,10 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 }
 
 func (rt *Runtime) onCoreDone(ev Event) {
-	t := rt.tasks.take(int32(ev.J))
+	slot := int32(ev.J)
+	t := rt.tasks.take(slot)
 	if rt.tracer != nil {
-		rt.traceTask(&t, rt.eng.now)
+		rt.traceTask(slot, &t, rt.eng.now)
 	}
 	if rt.links[t.node].inc != t.inc {
 		return // the node failed while this task ran: its work is lost

@@ -26,9 +26,10 @@ type Recovery struct {
 	mark       int64
 	objects    []ObjID
 	unrestored []ObjID // its lost objects not restored since its detection
-	// progressBack is when the progress first came back after the
-	// detection (0: not yet), taken as the recovery if the objects it
-	// lost are never restored (a replica's twin carried on)
+	// progressBack is when the progress came back after the detection
+	// while objects it lost were still to be restored (0: not so), out of
+	// Runtime.open until they are; the recovery if they never are (a
+	// replica's twin carried on)
 	progressBack Time
 	wasSpare     bool
 }
@@ -306,9 +307,9 @@ func (rt *Runtime) restored(id ObjID) {
 		}
 		if len(r.unrestored) == 0 {
 			r.RestoredAt = rt.eng.now
-			if k := slices.Index(rt.parked, i); k >= 0 {
-				// recovered once the progress is back from the restored state
-				rt.parked = slices.Delete(rt.parked, k, k+1)
+			if r.progressBack != 0 {
+				// parked: recovered once the progress is back from the
+				// restored state
 				rt.open = append(rt.open, i)
 				rt.finishLater()
 			}
@@ -323,7 +324,8 @@ func (rt *Runtime) restored(id ObjID) {
 // progress is back where it was when they struck, and the objects they lost
 // are restored: survivors computing ahead while a lost object waits for its
 // spare do not end a recovery that its rollback will undo. A failure whose
-// progress came back before its objects is parked until they are (restored).
+// progress came back before its objects is parked until they are back
+// (restored, settleParked).
 // Progress restored in this event is judged once the event is over, when a
 // rollback has restored every object (onFinish).
 func (rt *Runtime) closeRecoveries() {
@@ -338,8 +340,7 @@ func (rt *Runtime) closeRecoveries() {
 			if len(r.unrestored) == 0 {
 				r.RecoveredAt = rt.eng.now
 			} else {
-				r.progressBack = cmp.Or(r.progressBack, rt.eng.now)
-				rt.parked = append(rt.parked, i)
+				r.progressBack = rt.eng.now // parked until restored
 			}
 			continue
 		}
@@ -351,10 +352,11 @@ func (rt *Runtime) closeRecoveries() {
 // settleParked ends the recoveries of failures whose lost objects were never
 // restored at the time their progress came back.
 func (rt *Runtime) settleParked() {
-	for _, i := range rt.parked {
-		rt.failRecs[i].RecoveredAt = rt.failRecs[i].progressBack
+	for _, i := range rt.restoring {
+		if r := &rt.failRecs[i]; r.progressBack != 0 {
+			r.RecoveredAt = r.progressBack
+		}
 	}
-	rt.parked = nil
 }
 
 // FailureDetected reports whether node n is down and its failure has been

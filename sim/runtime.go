@@ -47,9 +47,9 @@ type Runtime struct {
 	running   int // application tasks on cores
 	inFlight  int // application messages between send and arrival
 	quiet     []quietWaiter
-	// traceStart[id] is when object id's running handler started (traced
-	// runs only)
-	traceStart []Time
+	// traced runs only: traceStart[id] is when object id's running handler
+	// started, traceWorkStart[i] when the protocol work in task slot i did
+	traceStart, traceWorkStart []Time
 	// migrations are the objects Migrate is moving, read only while their
 	// objState says migrating (an entry outlives its migration until the next)
 	migrations map[ObjID]migration
@@ -71,15 +71,13 @@ type Runtime struct {
 	progress, total int64
 	// shown is progress/total as math.Float64bits, for Fraction: the one
 	// field another goroutine reads while the run goes on
-	shown     atomic.Uint64
-	planned   []ScriptedFailure // progress-triggered failures not yet fired
-	failRecs  []Recovery
-	open      []int // failRecs indices not yet recovered
-	restoring []int // failRecs indices whose lost objects are not all restored
-	// parked are failRecs indices whose progress came back while objects
-	// they lost were still to be restored: recovered when those are back
-	// and the progress is again, or at their progressBack if never
-	parked []int
+	shown    atomic.Uint64
+	planned  []ScriptedFailure // progress-triggered failures not yet fired
+	failRecs []Recovery
+	open     []int // failRecs indices not yet recovered
+	// restoring are failRecs indices whose lost objects are not all
+	// restored; those with a progressBack are parked out of open
+	restoring []int
 
 	pfs psShare
 	// the topology's shared links; link i's lanes are laneFree[laneOf[i]:

@@ -30,15 +30,23 @@ func (rt *Runtime) traceCompute(id ObjID, end Time) {
 	rt.tracer.Task(rt.objs[id].runNode, id, rt.traceStart[id], end, "compute")
 }
 
-// traceTask reports task t, which ends at end unless its node failed first
-// (then its work ended with the failure). An object's handler aborted
-// before (its runGen moved on) was reported then.
-func (rt *Runtime) traceTask(t *task, end Time) {
+// traceWorkStarted notes that the protocol work in task slot i starts now.
+func (rt *Runtime) traceWorkStarted(i int32) {
+	for int(i) >= len(rt.traceWorkStart) {
+		rt.traceWorkStart = append(rt.traceWorkStart, 0)
+	}
+	rt.traceWorkStart[i] = rt.eng.now
+}
+
+// traceTask reports task t, taken from slot i, which ends at end unless its
+// node failed first (then its work ended with the failure). An object's
+// handler aborted before (its runGen moved on) was reported then.
+func (rt *Runtime) traceTask(i int32, t *task, end Time) {
 	if rt.links[t.node].inc != t.inc {
 		end = rt.nodes[t.node].failAt[t.inc]
 	}
 	if t.obj == None {
-		rt.tracer.Task(t.node, None, t.start, end, "protocol work")
+		rt.tracer.Task(t.node, None, rt.traceWorkStart[i], end, "protocol work")
 	} else if o := &rt.objs[t.obj]; o.running && o.runGen == t.gen {
 		rt.traceCompute(t.obj, end)
 	}
@@ -53,7 +61,7 @@ func (rt *Runtime) traceEnd(end Time) {
 	}
 	for i := range rt.tasks.items {
 		if !free[int32(i)] {
-			rt.traceTask(&rt.tasks.items[i], end)
+			rt.traceTask(int32(i), &rt.tasks.items[i], end)
 		}
 	}
 }
