@@ -228,11 +228,7 @@ type meter struct {
 // time and the stack, instead of ending the process: a sweep then stops, and
 // the records it wrote are kept.
 func (m *meter) run(rt *sim.Runtime) (res sim.Result, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error, a bug in ftsim (please report it with the scenario and the seed): %v, at simulated time %v\n%s", r, rt.Now(), debug.Stack())
-		}
-	}()
+	defer recoverAsError(&err, rt)
 	if m == nil {
 		return rt.Run(), nil
 	}
@@ -244,4 +240,20 @@ func (m *meter) run(rt *sim.Runtime) (res sim.Result, err error) {
 	m.spent.Add(int64(time.Since(start)))
 	m.done.Add(1)
 	return res, nil
+}
+
+// recoverAsError, deferred, turns a panic of the function deferring it (a
+// bug: a protocol, a workload or the runtime broke an invariant) into *err,
+// with the stack and, when rt is not nil, the simulated time it struck at:
+// no panic reaches the user, and a sweep stops with the records it wrote.
+func recoverAsError(err *error, rt *sim.Runtime) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	at := ""
+	if rt != nil {
+		at = fmt.Sprintf(", at simulated time %v", rt.Now())
+	}
+	*err = fmt.Errorf("internal error, a bug in ftsim (please report it with the scenario and the seed): %v%s\n%s", r, at, debug.Stack())
 }

@@ -23,7 +23,8 @@ type Point struct {
 
 // Prepare builds a scenario's workload and protocol and runs its two
 // fault-free references. Errors name the scenario file, line and key.
-func Prepare(s *scenarios.Scenario) (*Point, error) {
+func Prepare(s *scenarios.Scenario) (_ *Point, err error) {
+	defer recoverAsError(&err, nil) // building a workload computes its reference
 	if _, err := buildProtocol(s); err != nil {
 		return nil, err // before the costly fault-free run
 	}

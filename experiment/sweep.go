@@ -440,26 +440,35 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	}
 	jobc := make(chan sweepJob)
 	out := make(chan done, workers)
+	// run runs job j on meter m. A panic outside a simulation (building a
+	// workload computes its reference) is an error too: in a worker it
+	// would end the process. A once it struck in leaves its point nil, and
+	// the next job of that point panics and reports in the same way.
+	run := func(j sweepJob, m *meter) (d done) {
+		d.job = j
+		defer recoverAsError(&d.err, nil)
+		switch j.kind {
+		case baseJob:
+			d.err = sw.pointErr(j.point, bases.run(j.point, m))
+		case faultFreeJob:
+			d.err = faultFree(j.point, m)
+		default:
+			pi, rep := todo[j.slot]/sw.Reps, todo[j.slot]%sw.Reps
+			p, err := get(pi, m)
+			if err == nil && p.limitFromFaultFree() {
+				err = faultFree(pi, m)
+			}
+			if err == nil {
+				d.res, err = p.runRep(rep, m)
+			}
+			d.err = err
+		}
+		return d
+	}
 	for _, m := range meters {
 		go func() {
 			for j := range jobc {
-				d := done{job: j}
-				switch j.kind {
-				case baseJob:
-					d.err = sw.pointErr(j.point, bases.run(j.point, m))
-				case faultFreeJob:
-					d.err = faultFree(j.point, m)
-				default:
-					pi, rep := todo[j.slot]/sw.Reps, todo[j.slot]%sw.Reps
-					p, err := get(pi, m)
-					if err == nil && p.limitFromFaultFree() {
-						err = faultFree(pi, m)
-					}
-					if err == nil {
-						d.res, err = p.runRep(rep, m)
-					}
-					d.err = err
-				}
+				d := run(j, m)
 				select {
 				case out <- d:
 				case <-ctx.Done():

@@ -211,6 +211,28 @@ func collect(t *testing.T, sw *Sweep, o RunOptions) ([]SweepRecord, []byte) {
 	return recs, out.Bytes()
 }
 
+// A panic in a worker outside a simulation (here in the Prepared hook; in
+// a workload's construction, which computes its reference, alike) is the
+// sweep's error, naming it a bug, not the end of the process.
+func TestSweepJobPanicIsAnError(t *testing.T) {
+	sw, err := NewSweep(smallScenario(t, "reps=1"), []Vary{{"protocol.kind", []string{"none", "cpr"}}, {"cluster.nodes", []string{"2", "4"}}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := RunOptions{Workers: 2, Prepared: func(sp *SweepPoint, _ *Point) error {
+		if sp.ID == sw.Points[len(sw.Points)-1].ID {
+			panic("broken point")
+		}
+		return nil
+	}}
+	err = sw.Run(context.Background(), o, func(SweepRecord) error { return nil })
+	for _, want := range []string{"internal error, a bug in ftsim", "broken point", "experiment.TestSweepJobPanicIsAnError"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want one containing %q", err, want)
+		}
+	}
+}
+
 // Records come in run order whatever the number of workers, each point is
 // prepared once, and the shards together give the whole sweep.
 func TestSweepRun(t *testing.T) {

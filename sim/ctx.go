@@ -34,7 +34,7 @@ func (c *Ctx) NumObjects() int { return len(c.rt.objs) }
 func (c *Ctx) Compute(ops float64) {
 	if ops > 0 {
 		// elapsed and the addend are at most MaxDuration: their sum cannot wrap
-		c.elapsed = c.rt.bounded(c.elapsed+min(FromSeconds(ops/c.rt.cfg.Rate), MaxDuration), "cluster.rate")
+		c.elapsed = c.rt.bounded(c.elapsed+min(FromSeconds(ops/c.rt.cfg.Rate), MaxDuration), "cluster.rate and the workload's modeled operations")
 	}
 }
 

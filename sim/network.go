@@ -97,7 +97,7 @@ func (rt *Runtime) onDepart(ev Event) {
 // lane of each link it takes as it leaves.
 func (rt *Runtime) depart(from *link, a, b NodeID, sentAt Time, wire int64) (head, dur Time) {
 	start := max(sentAt, from.outFree)
-	dur = rt.bounded(TransferTime(wire, rt.cfg.Bandwidth), "network.bandwidth")
+	dur = rt.bounded(TransferTime(wire, rt.cfg.Bandwidth), "network.bandwidth and the workload's message sizes")
 	lat := rt.cfg.Latency
 	if t := rt.cfg.Topology; t != nil {
 		lat += t.ExtraLatency(a, b)
@@ -143,7 +143,7 @@ func (j *jitter) delay(a NodeID, head Time) Time {
 func (rt *Runtime) pace(path []int32, wire int64) Time {
 	var d Time
 	for _, l := range path {
-		d = max(d, rt.bounded(TransferTime(wire, rt.shared[l].Bandwidth), "network.bandwidth and the topology's keys"))
+		d = max(d, rt.bounded(TransferTime(wire, rt.shared[l].Bandwidth), "network.bandwidth, the topology's keys and the workload's message sizes"))
 	}
 	return d
 }
