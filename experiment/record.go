@@ -33,7 +33,8 @@ type Record struct {
 	FalseSuspicions int     `json:"false_suspicions"` // live nodes fenced, among Failures
 	IgnoredFailures int     `json:"ignored_failures"` // planned failures of a node already down or an idle spare
 	Detected        int     `json:"detected"`
-	Restored        int     `json:"restored"` // failures whose lost objects all came back
+	Restored        int     `json:"restored"`  // failures whose lost objects all came back
+	Recovered       int     `json:"recovered"` // failures whose progress came back
 	Restarts        int     `json:"restarts"`
 	DetectionSMean  float64 `json:"detection_s_mean"` // failure to detection
 	RestoreSMean    float64 `json:"restore_s_mean"`   // detection to the last lost object restored
@@ -61,7 +62,7 @@ type Record struct {
 // Columns are the CSV header, in the order of Row.
 var columns = []string{"scenario", "workload", "protocol", "nodes", "rep", "seed", "finished",
 	"makespan_s", "baseline_s", "fault_free_s", "overhead", "efficiency", "failures",
-	"false_suspicions", "ignored_failures", "detected", "restored", "restarts", "detection_s_mean", "restore_s_mean", "recovery_s_mean", "app_msgs", "extra_msgs", "app_bytes", "extra_bytes",
+	"false_suspicions", "ignored_failures", "detected", "restored", "recovered", "restarts", "detection_s_mean", "restore_s_mean", "recovery_s_mean", "app_msgs", "extra_msgs", "app_bytes", "extra_bytes",
 	"heartbeat_msgs", "lost_msgs", "checkpoints", "checkpoint_bytes", "peak_mem_bytes",
 	"node_mem_peak_bytes", "digest_ok", "digest", "answer", "unrecoverable", "note", "events", "metrics"}
 
@@ -75,7 +76,7 @@ func (r *Record) Row() []string {
 	b := strconv.FormatBool
 	return []string{r.Scenario, r.Workload, r.Protocol, i(int64(r.Nodes)), i(int64(r.Rep)),
 		strconv.FormatUint(r.Seed, 10), b(r.Finished), f(r.MakespanS), f(r.BaselineS), f(r.FaultFreeS),
-		f(r.Overhead), f(r.Efficiency), i(int64(r.Failures)), i(int64(r.FalseSuspicions)), i(int64(r.IgnoredFailures)), i(int64(r.Detected)), i(int64(r.Restored)), i(int64(r.Restarts)),
+		f(r.Overhead), f(r.Efficiency), i(int64(r.Failures)), i(int64(r.FalseSuspicions)), i(int64(r.IgnoredFailures)), i(int64(r.Detected)), i(int64(r.Restored)), i(int64(r.Recovered)), i(int64(r.Restarts)),
 		f(r.DetectionSMean), f(r.RestoreSMean), f(r.RecoverySMean), i(r.AppMsgs), i(r.ExtraMsgs), i(r.AppBytes), i(r.ExtraBytes),
 		i(r.HeartbeatMsgs), i(r.LostMsgs), i(int64(r.Checkpoints)), i(r.CheckpointBytes), i(r.PeakMemBytes), i(r.NodeMemPeak),
 		b(r.DigestOK), r.Digest, r.Answer, i(int64(r.Unrecoverable)), r.Note, strconv.FormatUint(r.Events, 10),
@@ -157,7 +158,7 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		Scenario: p.Scenario.Name, Workload: p.Scenario.Workload.Kind(), Protocol: p.Scenario.Protocol.Label(),
 		Nodes: p.Scenario.Cluster.Nodes, Rep: rep, Seed: seed, Finished: res.Finished,
 		MakespanS: res.Makespan.Seconds(), BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(),
-		Failures: st.Failures, FalseSuspicions: st.FalseSuspicions, IgnoredFailures: st.IgnoredFailures, Detected: st.Detected, Restored: res.Restored(), Restarts: st.Restarts,
+		Failures: st.Failures, FalseSuspicions: st.FalseSuspicions, IgnoredFailures: st.IgnoredFailures, Detected: st.Detected, Restored: res.Restored(), Recovered: res.Recovered(), Restarts: st.Restarts,
 		DetectionSMean: res.MeanDetection(), RestoreSMean: res.MeanRestore(), RecoverySMean: res.MeanRecovery(),
 		AppMsgs: st.AppMsgs, ExtraMsgs: st.ExtraMsgs, AppBytes: st.AppBytes, ExtraBytes: st.ExtraBytes,
 		HeartbeatMsgs: st.HeartbeatMsgs, LostMsgs: st.LostMsgs,

@@ -310,10 +310,12 @@ func checkRecord(r Record) error {
 		return fmt.Errorf("%d false suspicions among %d failures", r.FalseSuspicions, r.Failures)
 	case r.Failures == 0 && (r.Restarts > 0 || r.LostMsgs > 0 || r.RecoverySMean != 0):
 		return fmt.Errorf("no failure, but %d restarts, %d lost messages, %g s of recovery", r.Restarts, r.LostMsgs, r.RecoverySMean)
-	case r.Restored > r.Detected:
-		return fmt.Errorf("%d failures restored of %d detected", r.Restored, r.Detected)
-	case r.Detected == 0 && (r.DetectionSMean != 0 || r.RecoverySMean != 0):
-		return fmt.Errorf("no detection, but %g s of detection, %g s of recovery", r.DetectionSMean, r.RecoverySMean)
+	case r.Restored > r.Detected || r.Recovered > r.Detected:
+		return fmt.Errorf("%d failures restored and %d recovered of %d detected", r.Restored, r.Recovered, r.Detected)
+	case r.Detected == 0 && r.DetectionSMean != 0:
+		return fmt.Errorf("no detection, but %g s of detection", r.DetectionSMean)
+	case r.Recovered == 0 && r.RecoverySMean != 0:
+		return fmt.Errorf("no failure recovered, but %g s of recovery", r.RecoverySMean)
 	case r.Restored == 0 && r.RestoreSMean != 0:
 		return fmt.Errorf("no failure restored, but %g s of restore", r.RestoreSMean)
 	case r.Finished && math.Abs(r.Efficiency-r.BaselineS/r.MakespanS) > 1e-12*r.Efficiency:

@@ -45,8 +45,10 @@ type Summary struct {
 }
 
 // Summarize aggregates records of one point. Recovery averages over the runs
-// that had at least one failure, Detection over those that detected one, and
-// Restore over those that restored one.
+// that recovered from at least one failure, Detection over those that
+// detected one, and Restore over those that restored one: a run whose only
+// failure struck too late to be detected, or one stopped before it
+// recovered, has no recovery time to count (its recovery_s_mean is 0).
 func Summarize(recs []Record) Summary {
 	var s Summary
 	var mk, eff, fail, fenced, rec, det, rest []float64
@@ -69,7 +71,7 @@ func Summarize(recs []Record) Summary {
 		}
 		fail = append(fail, float64(r.Failures))
 		fenced = append(fenced, float64(r.FalseSuspicions))
-		if r.Failures > 0 {
+		if r.Recovered > 0 {
 			rec = append(rec, r.RecoverySMean)
 		}
 		if r.Detected > 0 {

@@ -350,8 +350,14 @@ func (rt *Runtime) closeRecoveries() {
 }
 
 // settleParked ends the recoveries of failures whose lost objects were never
-// restored at the time their progress came back.
+// restored at the time their progress came back, once the run has completed
+// without them (a replica's twin carried on). A run stopped before its end
+// may have been about to restore them: their recoveries stay unended, as
+// survivors computing while the lost objects wait do not end one.
 func (rt *Runtime) settleParked() {
+	if !rt.finished || rt.aborted {
+		return
+	}
 	for _, i := range rt.restoring {
 		if r := &rt.failRecs[i]; r.progressBack != 0 {
 			r.RecoveredAt = r.progressBack

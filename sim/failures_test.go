@@ -788,7 +788,9 @@ func TestRestoreTime(t *testing.T) {
 // object waits for its restore do not end it. Restored with the survivors'
 // extra progress it ends at the restore; rolled back with everything, once
 // the progress is regained; never restored (a replica's twin carries on),
-// when the progress first came back after the detection.
+// when the progress first came back after the detection, once the run has
+// completed without it; restored after the run stopped, never, and it is
+// left out of Recovered and MeanRecovery.
 func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 	const (
 		failAt  = 10_000
@@ -798,20 +800,26 @@ func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		restore  []ObjID // the objects restored from their initial state
+		after    Time    // this long after the detection
+		total    int64   // the steps the workload completes at (0: beyond the run's limit)
 		recovery func(r Recovery) bool
 	}{
-		{"lost object restored", []ObjID{1}, func(r Recovery) bool { return r.RecoveredAt == r.RestoredAt }},
-		{"rollback", []ObjID{0, 1}, func(r Recovery) bool {
+		{"lost object restored", []ObjID{1}, restore, 0, func(r Recovery) bool { return r.RecoveredAt == r.RestoredAt }},
+		{"rollback", []ObjID{0, 1}, restore, 0, func(r Recovery) bool {
 			return r.RecoveredAt > r.RestoredAt+2*restore // the steps before the failure, again
 		}},
-		{"never restored", nil, func(r Recovery) bool {
+		// the survivor alone completes at about 1.5 ms
+		{"never restored", nil, restore, 1500, func(r Recovery) bool {
 			return r.RestoredAt == Never && r.RecoveredAt > r.DetectedAt && r.RecoveredAt < r.DetectedAt+10*Microsecond
+		}},
+		{"restored after the run stopped", []ObjID{1}, 5 * Millisecond, 0, func(r Recovery) bool {
+			return r.RestoredAt == Never && r.RecoveredAt == Never
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// each object handles a message to itself every few µs: a step of progress
 			loop := func(c *Ctx) { c.Spend(1000); c.Send(c.Self(), 1, 8, nil) }
-			wl := &scriptWL{n: 2, total: 1 << 40, start: loop, on: func(c *Ctx, _ *scriptObj, _ *Message) { loop(c) }}
+			wl := &scriptWL{n: 2, total: cmp.Or(c.total, 1<<40), start: loop, on: func(c *Ctx, _ *scriptObj, _ *Message) { loop(c) }}
 			cfg := testConfig(2)
 			cfg.Failures, cfg.Planned = ScriptedFailures, []ScriptedFailure{{Node: 1, At: failAt}}
 			cfg.DetectDelay = delay
@@ -819,7 +827,7 @@ func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 			p := &recordProto{}
 			var rt *Runtime
 			p.onFail = func(Failure) {
-				rt.At(rt.Now()+restore, func() {
+				rt.At(rt.Now()+c.after, func() {
 					for _, id := range c.restore {
 						if err := rt.Restore(id, 0, []byte{0, 0}, nil, false); err != nil {
 							t.Error(err)
@@ -832,8 +840,16 @@ func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, r := runOneFailure(t, rt); !c.recovery(r) {
+			res, r := runOneFailure(t, rt)
+			if !c.recovery(r) {
 				t.Errorf("failed %v, detected %v, restored %v, recovered %v", r.FailedAt, r.DetectedAt, r.RestoredAt, r.RecoveredAt)
+			}
+			want, mean := 0, 0.0
+			if r.RecoveredAt != Never {
+				want, mean = 1, (r.RecoveredAt - r.FailedAt).Seconds()
+			}
+			if res.Recovered() != want || res.MeanRecovery() != mean {
+				t.Errorf("Recovered %d, MeanRecovery %g s; want %d, %g", res.Recovered(), res.MeanRecovery(), want, mean)
 			}
 		})
 	}

@@ -111,14 +111,26 @@ type Result struct {
 // MeanRecovery is the mean time from failure to regained progress over the
 // failures that were detected and recovered, in seconds (0 if none).
 func (r *Result) MeanRecovery() float64 {
-	// RecoveredAt comes only after the detection (closeRecoveries, finish)
-	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.FailedAt, x.RecoveredAt })
+	mean, _ := r.spans(recoverySpan)
+	return mean
 }
+
+// Recovered is the number of failures of the job's nodes whose progress came
+// back (those MeanRecovery averages over).
+func (r *Result) Recovered() int {
+	_, n := r.spans(recoverySpan)
+	return n
+}
+
+// recoverySpan is a failure's recovery: RecoveredAt comes only after the
+// detection (closeRecoveries, finish).
+func recoverySpan(x *Recovery) (Time, Time) { return x.FailedAt, x.RecoveredAt }
 
 // MeanDetection is the mean time from a failure of a node of the job to its
 // detection, over the failures detected, in seconds (0 if none).
 func (r *Result) MeanDetection() float64 {
-	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.FailedAt, x.DetectedAt })
+	mean, _ := r.spans(func(x *Recovery) (Time, Time) { return x.FailedAt, x.DetectedAt })
+	return mean
 }
 
 // MeanRestore is the mean time from a failure's detection until the last
@@ -126,26 +138,26 @@ func (r *Result) MeanDetection() float64 {
 // objects and had them all restored, in seconds (0 if none). It is the
 // restart part of a recovery: detection and reprocessing excluded.
 func (r *Result) MeanRestore() float64 {
-	return r.meanSpan(func(x *Recovery) (Time, Time) { return x.DetectedAt, x.RestoredAt })
+	mean, _ := r.spans(restoreSpan)
+	return mean
 }
 
 // Restored is the number of failures of the job's nodes whose lost objects
 // all came back (those MeanRestore averages over).
 func (r *Result) Restored() int {
-	n := 0
-	for i := range r.Recoveries {
-		if x := &r.Recoveries[i]; !x.wasSpare && x.RestoredAt != Never {
-			n++
-		}
-	}
+	_, n := r.spans(restoreSpan)
 	return n
 }
 
-// meanSpan is the mean of the spans from, to that span gives for the
-// failures of the job's nodes where both ends came, in seconds (0 if none).
-func (r *Result) meanSpan(span func(*Recovery) (from, to Time)) float64 {
+// restoreSpan is a failure's restore: the objects it lost are awaited from
+// its detection on (onDetect), so RestoredAt comes after DetectedAt.
+func restoreSpan(x *Recovery) (Time, Time) { return x.DetectedAt, x.RestoredAt }
+
+// spans returns the mean, in seconds (0 if none), and the number of the
+// spans from, to that span gives for the failures of the job's nodes where
+// both ends came.
+func (r *Result) spans(span func(*Recovery) (from, to Time)) (mean float64, n int) {
 	var sum float64
-	n := 0
 	for i := range r.Recoveries {
 		x := &r.Recoveries[i]
 		from, to := span(x)
@@ -156,9 +168,9 @@ func (r *Result) meanSpan(span func(*Recovery) (from, to Time)) float64 {
 		n++
 	}
 	if n == 0 {
-		return 0
+		return 0, 0
 	}
-	return sum / float64(n)
+	return sum / float64(n), n
 }
 
 // endTime is when the run ended: its completion, or the time it stopped.
