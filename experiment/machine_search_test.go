@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"ftsim/scenarios"
@@ -716,4 +717,81 @@ func TestMachineSearchReplicationTwoNodes(t *testing.T) {
 		{"life", "replication", "protocol.restart_replicas=true", 94009, "long", true},
 		{"dp", "replication", "protocol.restart_replicas=true", 94030, "long", true},
 	})
+}
+
+// edgeMachines are the machines of TestEdgeMachines: searchClusters[1]
+// (4 nodes, 3 spares, immediate detection) with one key, or a pair, at an
+// extreme the random machines do not draw: no latency or a huge one,
+// networks and storage tiers a million times slower or faster, messages
+// that take a core's time, 64 cores, spares that boot at once or for
+// longer than a run, 4 KiB of node memory (checked, not enforced), a
+// machine of 1 or 2 nodes, no spare, heartbeats under jitter, the
+// topologies.
+var edgeMachines = [][]string{
+	{`network.latency="0s"`}, {`network.latency="1ns"`}, {`network.latency="10ms"`},
+	{`network.bandwidth="10KB/s"`}, {`network.bandwidth="1PB/s"`},
+	{`network.message_cpu="100us"`}, {`network.cpu_load=1`},
+	{`network.jitter="50us"`}, {`detection.mode="heartbeat"`, `network.jitter="2us"`},
+	{`cluster.cores=64`}, {`cluster.spare_boot="0s"`}, {`cluster.spare_boot="1s"`},
+	{`failures.downtime="0s"`}, {`failures.downtime="100us"`},
+	{`storage.memory_bandwidth="1MB/s"`}, {`storage.disk_bandwidth="1MB/s"`},
+	{`storage.pfs_bandwidth="1MB/s"`}, {`storage.pfs_bandwidth="1PB/s"`},
+	{`storage.pfs_node_bandwidth="1KB/s"`}, {`storage.pfs_latency="10ms"`},
+	{`cluster.memory="4KiB"`}, {`cluster.placement="round_robin"`},
+	{`cluster.nodes=1`}, {`cluster.nodes=2`}, {`cluster.spares=0`},
+	{`network.topology="torus"`}, {`network.topology="fat_tree"`, "network.oversubscription=4"},
+}
+
+// Every workload under every protocol variant on machines at the extremes
+// (edgeMachines), with exponential failures at a node MTBF of 4 fault-free
+// runs, ends with its reference answer unless every node failed, and its
+// record and recoveries are consistent. A machine a protocol cannot use is
+// refused before any run, by a configuration error naming the key or
+// because its fault-free run makes no progress (a checkpoint at 1 KB/s
+// outlasts a thousand runs without protocol); never by a bug. By default
+// life and stencil, one seed; FTSIM_SEARCH=1 every workload, two seeds.
+func TestEdgeMachines(t *testing.T) {
+	t.Parallel()
+	workloads, seeds := searchWorkloads, searchSize(1, 2)
+	if seeds == 1 {
+		workloads = workloads[:2]
+	}
+	clusters := make([][]string, len(edgeMachines))
+	for i, keys := range edgeMachines {
+		clusters[i] = append(slices.Clone(searchClusters[1]), keys...)
+	}
+	runs, failures, refused := 0, 0, 0
+	searchCases(workloads, searchProtocols, clusters, func(c searchCase) {
+		for seed := 1; seed <= seeds; seed++ {
+			name := fmt.Sprintf("%s, seed %d", c, seed)
+			s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), c.overrides(seed, c.period, []string{"failures.distribution=exponential"}))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			p, err := Prepare(s)
+			var np *NoProgressError
+			switch {
+			case errors.As(err, &np) || err != nil && strings.HasPrefix(err.Error(), "--set "):
+				refused++
+				continue
+			case err != nil:
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			ff := max(p.FaultFree, p.Baseline)
+			p.Scenario.Failures.NodeMTBF = scenarios.Duration(4 * ff)
+			if d, n := &p.Scenario.Detection, &p.Scenario.Network; d.Mode == "heartbeat" {
+				// at most the jitter the period allows (as drawFailures)
+				d.Period, d.Timeout = scenarios.Duration(ff/50), scenarios.Duration(ff/15)
+				n.Jitter = min(n.Jitter, d.Period/sim.HBJitterMargin)
+			}
+			r := runSearch(t, name, p)
+			runs++
+			failures += r.Failures
+		}
+	})
+	if failures == 0 {
+		t.Fatal("no failure struck: the search tests nothing")
+	}
+	t.Logf("%d runs, %d failures, %d machines refused", runs, failures, refused)
 }
