@@ -138,3 +138,33 @@ func TestSummarizeMetrics(t *testing.T) {
 		t.Error("metrics without any run reporting one")
 	}
 }
+
+// The parts of a recovery are averaged over the runs that have one: a run
+// whose failure was never detected (too late), or never recovered, adds no
+// zero to them; a record of a store older than the recovered column counts
+// by its recovery time.
+func TestSummarizeRecovery(t *testing.T) {
+	recs := []Record{
+		{Failures: 2, Detected: 2, Restored: 1, Recovered: 2, DetectionSMean: 1, RestoreSMean: 4, RecoverySMean: 10},
+		{Failures: 1}, // struck too late to be detected
+		{Failures: 1, Detected: 1, DetectionSMean: 3},                    // stopped before its restore
+		{Failures: 1, Detected: 1, DetectionSMean: 2, RecoverySMean: 30}, // an older store's
+		{},
+	}
+	s := Summarize(recs)
+	for _, c := range []struct {
+		name string
+		got  Estimate
+		n    int
+		mean float64
+	}{
+		{"recovery", s.Recovery, 2, 20},
+		{"detection", s.Detection, 3, 2},
+		{"restore", s.Restore, 1, 4},
+		{"failures", s.Failures, 5, 1},
+	} {
+		if c.got.N != c.n || c.got.Mean != c.mean {
+			t.Errorf("%s: mean %g over %d runs, want %g over %d", c.name, c.got.Mean, c.got.N, c.mean, c.n)
+		}
+	}
+}

@@ -48,7 +48,9 @@ type Summary struct {
 // that recovered from at least one failure, Detection over those that
 // detected one, and Restore over those that restored one: a run whose only
 // failure struck too late to be detected, or one stopped before it
-// recovered, has no recovery time to count (its recovery_s_mean is 0).
+// recovered, has no recovery time to count (its recovery_s_mean is 0). A
+// record of a store older than the recovered column counts by its recovery
+// time.
 func Summarize(recs []Record) Summary {
 	var s Summary
 	var mk, eff, fail, fenced, rec, det, rest []float64
@@ -71,7 +73,7 @@ func Summarize(recs []Record) Summary {
 		}
 		fail = append(fail, float64(r.Failures))
 		fenced = append(fenced, float64(r.FalseSuspicions))
-		if r.Recovered > 0 {
+		if r.Recovered > 0 || r.RecoverySMean > 0 {
 			rec = append(rec, r.RecoverySMean)
 		}
 		if r.Detected > 0 {
