@@ -405,6 +405,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	get := func(i int, m *meter) (*Point, error) {
 		pp := &pts[i]
 		pp.once.Do(func() {
+			defer recoverAsError(&pp.err, nil) // building a workload computes its reference
 			pp.p, pp.err = bases.prepare(i)
 			if pp.err == nil && pp.p.limitFromFaultFree() {
 				pp.err = bases.setBaseline(i, pp.p, m)
@@ -420,6 +421,7 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 		}
 		pp := &pts[i]
 		pp.ffOnce.Do(func() {
+			defer recoverAsError(&pp.ffErr, nil)
 			err := p.runFaultFree(m)
 			if err == nil && !p.limitFromFaultFree() {
 				err = bases.setBaseline(i, p, m)
@@ -440,10 +442,10 @@ func (sw *Sweep) Run(ctx context.Context, o RunOptions, emit func(SweepRecord) e
 	}
 	jobc := make(chan sweepJob)
 	out := make(chan done, workers)
-	// run runs job j on meter m. A panic outside a simulation (building a
-	// workload computes its reference) is an error too: in a worker it
-	// would end the process. A once it struck in leaves its point nil, and
-	// the next job of that point panics and reports in the same way.
+	// run runs job j on meter m. A panic outside a simulation is an error
+	// too, as inside one (meter.run): in a worker it would end the process.
+	// Those in a point's or a base's once are kept as its error, which
+	// every later job of it reports.
 	run := func(j sweepJob, m *meter) (d done) {
 		d.job = j
 		defer recoverAsError(&d.err, nil)
@@ -715,7 +717,10 @@ func (c *baseCache) group(i int) *baseGroup {
 
 // build builds the base of point i's group unless it is built.
 func (c *baseCache) build(i int, g *baseGroup) error {
-	g.once.Do(func() { g.b, g.err = newBase(c.sw.Points[i].Scenario) })
+	g.once.Do(func() {
+		defer recoverAsError(&g.err, nil)
+		g.b, g.err = newBase(c.sw.Points[i].Scenario)
+	})
 	return g.err
 }
 
@@ -748,7 +753,10 @@ func (c *baseCache) runGroup(i int, g *baseGroup, m *meter) error {
 	if err := c.build(i, g); err != nil {
 		return err
 	}
-	g.runOnce.Do(func() { g.runErr = g.b.run(c.sw.Points[i].Scenario, m) })
+	g.runOnce.Do(func() {
+		defer recoverAsError(&g.runErr, nil)
+		g.runErr = g.b.run(c.sw.Points[i].Scenario, m)
+	})
 	return g.runErr
 }
 
