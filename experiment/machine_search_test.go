@@ -764,11 +764,7 @@ func TestEdgeMachines(t *testing.T) {
 	searchCases(workloads, searchProtocols, clusters, func(c searchCase) {
 		for seed := 1; seed <= seeds; seed++ {
 			name := fmt.Sprintf("%s, seed %d", c, seed)
-			s, err := scenarios.Parse("search.toml", []byte(`name = "search"`), c.overrides(seed, c.period, []string{"failures.distribution=exponential"}))
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			p, err := Prepare(s)
+			p, ff, err := c.tryPrepare(t, seed, "failures.distribution=exponential")
 			var np *NoProgressError
 			switch {
 			case errors.As(err, &np) || err != nil && strings.HasPrefix(err.Error(), "--set "):
@@ -778,13 +774,7 @@ func TestEdgeMachines(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 				continue
 			}
-			ff := max(p.FaultFree, p.Baseline)
 			p.Scenario.Failures.NodeMTBF = scenarios.Duration(4 * ff)
-			if d, n := &p.Scenario.Detection, &p.Scenario.Network; d.Mode == "heartbeat" {
-				// at most the jitter the period allows (as drawFailures)
-				d.Period, d.Timeout = scenarios.Duration(ff/50), scenarios.Duration(ff/15)
-				n.Jitter = min(n.Jitter, d.Period/sim.HBJitterMargin)
-			}
 			r := runSearch(t, name, p)
 			runs++
 			failures += r.Failures

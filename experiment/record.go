@@ -150,6 +150,9 @@ func (r *Record) JSON() []byte {
 
 func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 	st := &res.Stats
+	detection, _ := res.Detection()
+	restore, restored := res.Restore()
+	recovery, recovered := res.Recovery()
 	var peak int64
 	for _, m := range st.PeakMem {
 		peak += m
@@ -158,8 +161,8 @@ func newRecord(p *Point, rep int, seed uint64, res *sim.Result) Record {
 		Scenario: p.Scenario.Name, Workload: p.Scenario.Workload.Kind(), Protocol: p.Scenario.Protocol.Label(),
 		Nodes: p.Scenario.Cluster.Nodes, Rep: rep, Seed: seed, Finished: res.Finished,
 		MakespanS: res.Makespan.Seconds(), BaselineS: p.Baseline.Seconds(), FaultFreeS: p.FaultFree.Seconds(),
-		Failures: st.Failures, FalseSuspicions: st.FalseSuspicions, IgnoredFailures: st.IgnoredFailures, Detected: st.Detected, Restored: res.Restored(), Recovered: res.Recovered(), Restarts: st.Restarts,
-		DetectionSMean: res.MeanDetection(), RestoreSMean: res.MeanRestore(), RecoverySMean: res.MeanRecovery(),
+		Failures: st.Failures, FalseSuspicions: st.FalseSuspicions, IgnoredFailures: st.IgnoredFailures, Detected: st.Detected, Restored: restored, Recovered: recovered, Restarts: st.Restarts,
+		DetectionSMean: detection, RestoreSMean: restore, RecoverySMean: recovery,
 		AppMsgs: st.AppMsgs, ExtraMsgs: st.ExtraMsgs, AppBytes: st.AppBytes, ExtraBytes: st.ExtraBytes,
 		HeartbeatMsgs: st.HeartbeatMsgs, LostMsgs: st.LostMsgs,
 		Checkpoints: st.Checkpoints, CheckpointBytes: st.CheckpointBytes, PeakMemBytes: peak, NodeMemPeak: st.NodeMemPeak,

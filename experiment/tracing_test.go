@@ -163,7 +163,10 @@ func checkTrace(doc []byte, rec Record) error {
 				f = &flowEnds{}
 				flows[ev.ID] = f
 			}
-			j := map[string]int{"s": 0, "f": 1}[ev.Ph]
+			j := 0 // a start; 1 an end
+			if ev.Ph == "f" {
+				j = 1
+			}
 			f.n[j]++
 			f.at[j] = ev.Ts
 		case "i":

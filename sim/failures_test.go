@@ -717,7 +717,7 @@ func TestMemoryReleasedWithItsNode(t *testing.T) {
 // lost was restored, and when the progress was back: exact for a protocol
 // that restores the lost objects at given delays after the detection. A
 // failure that lost nothing, or whose objects were never restored, has no
-// restore time and is left out of MeanRestore and Restored.
+// restore time and is left out of Restore.
 func TestRestoreTime(t *testing.T) {
 	const (
 		failAt = 5000
@@ -770,14 +770,12 @@ func TestRestoreTime(t *testing.T) {
 				t.Errorf("failed %v, detected %v, restored %v; want %v, %v, %v", r.FailedAt, r.DetectedAt, r.RestoredAt,
 					Time(failAt), Time(failAt+delay), c.restoredAt)
 			}
-			if got := res.MeanDetection(); got != delay.Seconds() {
-				t.Errorf("MeanDetection %g s, want %g", got, delay.Seconds())
+			if got, n := res.Detection(); got != delay.Seconds() || n != 1 {
+				t.Errorf("Detection %g s over %d failures, want %g over 1", got, n, delay.Seconds())
 			}
-			if got := res.MeanRestore(); math.Abs(got-c.meanRestore) > 1e-15 {
-				t.Errorf("MeanRestore %g s, want %g", got, c.meanRestore)
-			}
-			if got, want := res.Restored(), map[bool]int{true: 1}[c.restoredAt != Never]; got != want {
-				t.Errorf("Restored %d, want %d", got, want)
+			got, n := res.Restore()
+			if want := map[bool]int{true: 1}[c.restoredAt != Never]; math.Abs(got-c.meanRestore) > 1e-15 || n != want {
+				t.Errorf("Restore %g s over %d failures, want %g over %d", got, n, c.meanRestore, want)
 			}
 		})
 	}
@@ -790,7 +788,7 @@ func TestRestoreTime(t *testing.T) {
 // the progress is regained; never restored (a replica's twin carries on),
 // when the progress first came back after the detection, once the run has
 // completed without it; restored after the run stopped, never, and it is
-// left out of Recovered and MeanRecovery.
+// left out of Recovery.
 func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 	const (
 		failAt  = 10_000
@@ -848,8 +846,8 @@ func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 			if r.RecoveredAt != Never {
 				want, mean = 1, (r.RecoveredAt - r.FailedAt).Seconds()
 			}
-			if res.Recovered() != want || res.MeanRecovery() != mean {
-				t.Errorf("Recovered %d, MeanRecovery %g s; want %d, %g", res.Recovered(), res.MeanRecovery(), want, mean)
+			if got, n := res.Recovery(); n != want || got != mean {
+				t.Errorf("Recovery %g s over %d failures, want %g over %d", got, n, mean, want)
 			}
 		})
 	}

@@ -108,54 +108,32 @@ type Result struct {
 	Events     uint64
 }
 
-// MeanRecovery is the mean time from failure to regained progress over the
-// failures that were detected and recovered, in seconds (0 if none).
-func (r *Result) MeanRecovery() float64 {
-	mean, _ := r.spans(recoverySpan)
-	return mean
+// Detection is the mean time, in seconds (0 if none), from a failure of a
+// node of the job to its detection, and the number of failures detected.
+func (r *Result) Detection() (mean float64, n int) {
+	return r.spans(func(x *Recovery) (Time, Time) { return x.FailedAt, x.DetectedAt })
 }
 
-// Recovered is the number of failures of the job's nodes whose progress came
-// back (those MeanRecovery averages over).
-func (r *Result) Recovered() int {
-	_, n := r.spans(recoverySpan)
-	return n
+// Restore is the mean time, in seconds (0 if none), from a failure's
+// detection until the last object it lost was restored or re-created, and
+// the number of failures whose lost objects all came back: the restart part
+// of a recovery, detection and reprocessing excluded. The objects are
+// awaited from the detection on (onDetect), so RestoredAt comes after
+// DetectedAt.
+func (r *Result) Restore() (mean float64, n int) {
+	return r.spans(func(x *Recovery) (Time, Time) { return x.DetectedAt, x.RestoredAt })
 }
 
-// recoverySpan is a failure's recovery: RecoveredAt comes only after the
-// detection (closeRecoveries, finish).
-func recoverySpan(x *Recovery) (Time, Time) { return x.FailedAt, x.RecoveredAt }
-
-// MeanDetection is the mean time from a failure of a node of the job to its
-// detection, over the failures detected, in seconds (0 if none).
-func (r *Result) MeanDetection() float64 {
-	mean, _ := r.spans(func(x *Recovery) (Time, Time) { return x.FailedAt, x.DetectedAt })
-	return mean
+// Recovery is the mean time, in seconds (0 if none), from a failure to the
+// progress regained, and the number of failures whose progress came back.
+// RecoveredAt comes only after the detection (closeRecoveries, finish).
+func (r *Result) Recovery() (mean float64, n int) {
+	return r.spans(func(x *Recovery) (Time, Time) { return x.FailedAt, x.RecoveredAt })
 }
-
-// MeanRestore is the mean time from a failure's detection until the last
-// object it lost was restored or re-created, over the failures that lost
-// objects and had them all restored, in seconds (0 if none). It is the
-// restart part of a recovery: detection and reprocessing excluded.
-func (r *Result) MeanRestore() float64 {
-	mean, _ := r.spans(restoreSpan)
-	return mean
-}
-
-// Restored is the number of failures of the job's nodes whose lost objects
-// all came back (those MeanRestore averages over).
-func (r *Result) Restored() int {
-	_, n := r.spans(restoreSpan)
-	return n
-}
-
-// restoreSpan is a failure's restore: the objects it lost are awaited from
-// its detection on (onDetect), so RestoredAt comes after DetectedAt.
-func restoreSpan(x *Recovery) (Time, Time) { return x.DetectedAt, x.RestoredAt }
 
 // spans returns the mean, in seconds (0 if none), and the number of the
 // spans from, to that span gives for the failures of the job's nodes where
-// both ends came.
+// both ends came (spare nodes' failures left out).
 func (r *Result) spans(span func(*Recovery) (from, to Time)) (mean float64, n int) {
 	var sum float64
 	for i := range r.Recoveries {
