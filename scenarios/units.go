@@ -364,10 +364,27 @@ func ParseRate(s string) (Rate, error) {
 		return 0, fmt.Errorf("negative rate %q", s)
 	}
 	f, _ := v.Float64()
-	if math.IsInf(f, 0) {
-		return 0, fmt.Errorf("rate %q is too large", s)
+	if err := checkRateRange(f); err != nil {
+		return 0, fmt.Errorf("rate %q %w", s, err)
 	}
 	return Rate(f), nil
+}
+
+// A positive rate lies in [minRate, maxRate): beyond it String would print an
+// exponent of three digits, which no quantity accepts, and no machine comes
+// near either bound.
+const (
+	minRate = 1e-99
+	maxRate = 1e100
+)
+
+// checkRateRange returns an error when a positive rate of f bytes per
+// second is outside [minRate, maxRate).
+func checkRateRange(f float64) error {
+	if f >= maxRate || f > 0 && f < minRate {
+		return fmt.Errorf("is out of range: a rate is 0 or from 1e-99 B/s up to (not including) 1e100 B/s")
+	}
+	return nil
 }
 
 // rateUnit returns the number of bytes per second in a rate unit.
@@ -456,6 +473,9 @@ func (r *Rate) UnmarshalTOML(v any) error {
 		}
 		if v < 0 {
 			return fmt.Errorf("negative rate %v", v)
+		}
+		if err := checkRateRange(v); err != nil {
+			return fmt.Errorf("rate %v %w", v, err)
 		}
 		x = Rate(v)
 	default:

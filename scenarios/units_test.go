@@ -240,7 +240,12 @@ func TestParseRate(t *testing.T) {
 		{"1GB/h", 0, "unknown unit"},
 		{"", 0, "empty rate"},
 		{"1e400PB/s", 0, "exponent out of range"}, // exponents have at most two digits
-		{"99e99PB/s", 9.9e115, ""},
+		{"99e83PB/s", 9.9e99, ""},
+		{"99e99PB/s", 0, `rate "99e99PB/s" is out of range`}, // String would print 9.9e+115
+		{"8700010007007000e87", 0, "out of range"},
+		{"1e-99", 1e-99, ""},
+		{"0.1e-99B/s", 0, "out of range"},
+		{"0e-99", 0, ""},
 	} {
 		got, err := ParseRate(tc.in)
 		if tc.err == "" {
@@ -261,6 +266,7 @@ func TestRateStringAndNumbers(t *testing.T) {
 		want string
 	}{
 		{12.5e9, "12.5GB/s"}, {500e6, "500MB/s"}, {100, "100B/s"}, {0, "0B/s"}, {1 << 20, "1.048576MB/s"},
+		{9.9e99, "9.9e+84PB/s"}, {1e-99, "1e-99B/s"}, // the range's ends
 	} {
 		if got := tc.r.String(); got != tc.want {
 			t.Errorf("Rate(%g).String() = %q, want %q", float64(tc.r), got, tc.want)
@@ -280,6 +286,8 @@ func TestRateStringAndNumbers(t *testing.T) {
 		{int64(-1), 0, "negative rate"},
 		{-1e9, 0, "negative rate"},
 		{math.NaN(), 0, "invalid rate"},
+		{1e300, 0, "rate 1e+300 is out of range"},
+		{5e-324, 0, "out of range"},
 		{[]any{}, 0, "got an array"},
 	} {
 		var r Rate
