@@ -78,3 +78,22 @@ func TestProductOrder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseVary checks that parsing never panics and that a parsed vary
+// reads back from its String (the form error messages quote and meta.json
+// stores).
+func FuzzParseVary(f *testing.F) {
+	for _, s := range []string{"cluster.nodes=1,2,4", "workload.grid=[2,2],[4, 4]", `a|b="x|y",'p|q'`, "a|b=1|[1,1],2", "k=]1,2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseVary(s)
+		if err != nil {
+			return
+		}
+		w, err := ParseVary(v.String())
+		if err != nil || w.Key != v.Key || !slices.Equal(w.Values, v.Values) {
+			t.Fatalf("ParseVary(%q) = %+v; %q reads back as %+v, %v", s, v, v.String(), w, err)
+		}
+	})
+}
