@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -378,11 +379,14 @@ const (
 	maxRate = 1e100
 )
 
-// checkRateRange returns an error when a positive rate of f bytes per
+// errRateRange follows the rate it is about.
+var errRateRange = errors.New("is out of range: a rate is 0 or from 1e-99 B/s up to (not including) 1e100 B/s")
+
+// checkRateRange returns errRateRange when a positive rate of f bytes per
 // second is outside [minRate, maxRate).
 func checkRateRange(f float64) error {
 	if f >= maxRate || f > 0 && f < minRate {
-		return fmt.Errorf("is out of range: a rate is 0 or from 1e-99 B/s up to (not including) 1e100 B/s")
+		return errRateRange
 	}
 	return nil
 }
