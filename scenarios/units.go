@@ -371,22 +371,13 @@ func ParseRate(s string) (Rate, error) {
 	return Rate(f), nil
 }
 
-// A positive rate lies in [minRate, maxRate): beyond it String would print an
-// exponent of three digits, which no quantity accepts, and no machine comes
-// near either bound.
-const (
-	minRate = 1e-99
-	maxRate = 1e100
-)
-
-// errRateRange follows the rate it is about.
-var errRateRange = errors.New("is out of range: a rate is 0 or from 1e-99 B/s up to (not including) 1e100 B/s")
-
-// checkRateRange returns errRateRange when a positive rate of f bytes per
-// second is outside [minRate, maxRate).
+// checkRateRange returns an error when a positive rate of f bytes per
+// second is outside [1e-99, 1e100): beyond it String would print an exponent
+// of three digits, which no quantity accepts, and no machine comes near
+// either bound.
 func checkRateRange(f float64) error {
-	if f >= maxRate || f > 0 && f < minRate {
-		return errRateRange
+	if f >= 1e100 || f > 0 && f < 1e-99 {
+		return errors.New("is out of range: a rate is 0 or from 1e-99 B/s up to (not including) 1e100 B/s")
 	}
 	return nil
 }
