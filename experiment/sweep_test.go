@@ -194,6 +194,43 @@ func TestShardsPartitionRuns(t *testing.T) {
 	}
 }
 
+// FuzzParseShard checks that ParseShard never panics and that an accepted
+// shard is in range, reads back from the text meta.json stores, and owns
+// exactly one run in each block of N consecutive runs.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/1", "3/16", " 1 / 2 ", "+1/2", "4/4", "-1/2", "0/0", "1/9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sh, err := ParseShard(s)
+		if err != nil {
+			return
+		}
+		if sh.N < 1 || sh.I < 0 || sh.I >= sh.N {
+			t.Fatalf("ParseShard(%q) accepted %+v", s, sh)
+		}
+		text, _ := sh.MarshalText()
+		var again Shard
+		if err := again.UnmarshalText(text); err != nil || again != sh {
+			t.Fatalf("ParseShard(%q) = %+v reads back from %q as %+v, %v", s, sh, text, again, err)
+		}
+		if !sh.Has(sh.I) {
+			t.Fatalf("shard %v does not own run %d", sh, sh.I)
+		}
+		if sh.N <= 64 {
+			owned := 0
+			for k := range sh.N {
+				if sh.Has(k) {
+					owned++
+				}
+			}
+			if owned != 1 {
+				t.Fatalf("shard %v owns %d of the first %d runs, want 1", sh, owned, sh.N)
+			}
+		}
+	})
+}
+
 // collect runs a sweep and returns its records as JSON lines.
 func collect(t *testing.T, sw *Sweep, o RunOptions) ([]SweepRecord, []byte) {
 	t.Helper()

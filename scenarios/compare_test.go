@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -129,4 +130,63 @@ func TestProtocolsErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestParsePoint(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    [][2]string
+		wantErr string
+	}{
+		{"", nil, ""},
+		{"  ", nil, ""},
+		{"protocol=cpr", [][2]string{{"protocol", "cpr"}}, ""},
+		{" protocol = mlog ; cluster.nodes=64", [][2]string{{"protocol", "mlog"}, {"cluster.nodes", "64"}}, ""},
+		{"workload.rule=B3/S23=x", [][2]string{{"workload.rule", "B3/S23=x"}}, ""},
+		{"nodes", nil, `point "nodes": want key=value`},
+		{"a=1;", nil, `point "a=1;": want key=value`},
+		{"=1", nil, "want key=value"},
+		{"a=", nil, "want key=value"},
+		{"a=1; a=2", nil, `point "a=1; a=2": key a is given twice`},
+	}
+	for _, tc := range tests {
+		got, err := ParsePoint(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ParsePoint(%q) error %v, want it to contain %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("ParsePoint(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// FuzzParsePoint checks that ParsePoint never panics and that an accepted
+// point has distinct, trimmed, non-empty keys and values and reads back the
+// same when written out again.
+func FuzzParsePoint(f *testing.F) {
+	for _, s := range []string{"", "protocol=cpr;cluster.nodes=64", " a = b=c ;d=e", "a=1;a=2", ";", "a=1;;b=2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		kvs, err := ParsePoint(s)
+		if err != nil {
+			return
+		}
+		parts := make([]string, len(kvs))
+		for i, kv := range kvs {
+			k, v := kv[0], kv[1]
+			if k == "" || v == "" || k != strings.TrimSpace(k) || v != strings.TrimSpace(v) ||
+				strings.ContainsAny(k, "=;") || strings.Contains(v, ";") || slices.ContainsFunc(kvs[:i], func(o [2]string) bool { return o[0] == k }) {
+				t.Fatalf("ParsePoint(%q) accepted %q", s, kvs)
+			}
+			parts[i] = k + "=" + v
+		}
+		again, err := ParsePoint(strings.Join(parts, ";"))
+		if err != nil || !slices.Equal(again, kvs) {
+			t.Fatalf("ParsePoint(%q) = %q reads back as %q, %v", s, kvs, again, err)
+		}
+	})
 }

@@ -326,7 +326,9 @@ func asError(err error) *Error {
 }
 
 // ParsePoint parses a point written "key=value;key=value" into its
-// settings in the order written; "" is the point with no settings.
+// settings in the order written; "" is the point with no settings. A key
+// given twice is an error: no sweep point has it twice, so the point would
+// match nothing, and the message would not say why.
 func ParsePoint(text string) ([][2]string, error) {
 	var out [][2]string
 	if strings.TrimSpace(text) == "" {
@@ -337,6 +339,11 @@ func ParsePoint(text string) ([][2]string, error) {
 		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
 		if !ok || k == "" || val == "" {
 			return nil, fmt.Errorf("point %q: want key=value;key=value, such as protocol=cpr;cluster.nodes=64", text)
+		}
+		for _, kv := range out {
+			if kv[0] == k {
+				return nil, fmt.Errorf("point %q: key %s is given twice", text, k)
+			}
 		}
 		out = append(out, [2]string{k, val})
 	}

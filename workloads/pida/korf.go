@@ -34,9 +34,18 @@ func (e *ParseError) Error() string {
 // ParseKorf reads a tab-separated Korf table: '#' comment lines, blank lines,
 // an optional header row starting with "id", then rows
 // "id <TAB> 16 tiles <TAB> optimal_length <TAB> nodes [<TAB> manhattan_h]".
-// Every board must be a solvable permutation. name is used in errors.
+// name is used in errors.
+//
+// A row must be consistent with itself, since a typo in a copied table
+// otherwise surfaces much later as a confusing wrong answer: ids are
+// positive (the workload's korf key is) and unique (it picks by id); the
+// board is a solvable permutation; manhattan_h, when given, is the
+// board's Manhattan distance; and optimal_length is at least that
+// distance and of the same parity, because every move changes the
+// distance by exactly one and the goal's distance is 0.
 func ParseKorf(r io.Reader, name string) ([]KorfInstance, error) {
 	var out []KorfInstance
+	seen := make(map[int]int) // id → line
 	sc := bufio.NewScanner(r)
 	line := 0
 	fail := func(format string, a ...any) error {
@@ -57,9 +66,13 @@ func ParseKorf(r io.Reader, name string) ([]KorfInstance, error) {
 		}
 		var in KorfInstance
 		var err error
-		if in.ID, err = strconv.Atoi(strings.TrimSpace(cols[0])); err != nil {
-			return nil, fail("id %q is not an integer", cols[0])
+		if in.ID, err = strconv.Atoi(strings.TrimSpace(cols[0])); err != nil || in.ID < 1 {
+			return nil, fail("id %q is not a positive integer", cols[0])
 		}
+		if first, dup := seen[in.ID]; dup {
+			return nil, fail("instance %d is already on line %d", in.ID, first)
+		}
+		seen[in.ID] = line
 		if in.Board, err = ParseBoard(cols[1]); err != nil {
 			return nil, fail("instance %d: %v", in.ID, err)
 		}
@@ -72,10 +85,14 @@ func ParseKorf(r io.Reader, name string) ([]KorfInstance, error) {
 		if in.Nodes, err = strconv.ParseUint(strings.TrimSpace(cols[3]), 10, 64); err != nil {
 			return nil, fail("instance %d: node count %q is not a non-negative integer", in.ID, cols[3])
 		}
+		h := Manhattan(in.Board)
+		if in.Optimal < h || (in.Optimal-h)%2 != 0 {
+			return nil, fail("instance %d: optimal_length %d is impossible for a board at Manhattan distance %d (want at least %d and of the same parity)", in.ID, in.Optimal, h, h)
+		}
 		in.Manhattan = -1
 		if len(cols) == 5 {
-			if in.Manhattan, err = strconv.Atoi(strings.TrimSpace(cols[4])); err != nil {
-				return nil, fail("instance %d: manhattan_h %q is not an integer", in.ID, cols[4])
+			if in.Manhattan, err = strconv.Atoi(strings.TrimSpace(cols[4])); err != nil || in.Manhattan != h {
+				return nil, fail("instance %d: manhattan_h %q is not the board's Manhattan distance %d", in.ID, cols[4], h)
 			}
 		}
 		out = append(out, in)

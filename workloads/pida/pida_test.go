@@ -1,6 +1,8 @@
 package pida
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -392,6 +394,12 @@ func TestParseKorfErrors(t *testing.T) {
 		{"1\t1 0 2 3 4 5 6 7 8 9 10 11 12 13 15 14\t5\t1\n", "cannot reach the goal"},
 		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\tabc\t1\n", "optimal_length"},
 		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t57\t-1\n", "node count"},
+		{"0\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t57\t1\n", `id "0" is not a positive integer`},
+		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t57\t1\n\n1\t0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\t0\t0\n", "k.tsv:3: instance 1 is already on line 1"},
+		// Instance 1's Manhattan distance is 41: 39 is too short, 58 of the wrong parity.
+		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t39\t1\n", "optimal_length 39 is impossible for a board at Manhattan distance 41"},
+		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t58\t1\n", "optimal_length 58 is impossible"},
+		{"1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t57\t1\t40\n", `manhattan_h "40" is not the board's Manhattan distance 41`},
 		// It used to print "k.tsv: bufio.Scanner: token too long", no line.
 		{"# c\n" + strings.Repeat("x", 70000) + "\n", "k.tsv:2: line longer than 64 KiB"},
 	}
@@ -428,6 +436,46 @@ func FuzzParseBoard(f *testing.F) {
 			t.Fatalf("round trip of %v: %v, %v", b, again, err)
 		}
 		_ = b.Solvable()
+	})
+}
+
+// FuzzParseKorf checks that ParseKorf never panics, that every error names
+// a line of the input, and that what it accepts is consistent and reads
+// back the same when written out again.
+func FuzzParseKorf(f *testing.F) {
+	if data, err := os.ReadFile(korfPath); err == nil {
+		f.Add(string(data))
+	}
+	f.Add("id\ttiles\toptimal_length\tnodes\n1\t14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\t57\t276361933\t41\n")
+	f.Add("7\t0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\t0\t0\n7\t1 0 2 3 4 5 6 7 8 9 10 11 12 13 14 15\t1\t1\n")
+	f.Add("# c\n\n2\t1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15\t3\t9\t3\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		ins, err := ParseKorf(strings.NewReader(in), "k.tsv")
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line < 1 || pe.Line > strings.Count(in, "\n")+1 {
+				t.Fatalf("ParseKorf(%q): error %v does not name a line of the input", in, err)
+			}
+			return
+		}
+		var out strings.Builder
+		ids := make(map[int]bool)
+		for _, k := range ins {
+			h := Manhattan(k.Board)
+			if k.ID < 1 || ids[k.ID] || !k.Board.Solvable() || k.Optimal < h || (k.Optimal-h)%2 != 0 || (k.Manhattan != -1 && k.Manhattan != h) {
+				t.Fatalf("ParseKorf(%q) accepted an inconsistent row %+v (h = %d)", in, k, h)
+			}
+			ids[k.ID] = true
+			fmt.Fprintf(&out, "%d\t%v\t%d\t%d", k.ID, k.Board, k.Optimal, k.Nodes)
+			if k.Manhattan >= 0 {
+				fmt.Fprintf(&out, "\t%d", k.Manhattan)
+			}
+			out.WriteByte('\n')
+		}
+		again, err := ParseKorf(strings.NewReader(out.String()), "k.tsv")
+		if err != nil || !slices.Equal(again, ins) {
+			t.Fatalf("round trip of %q through %q: %+v, %v", in, out.String(), again, err)
+		}
 	})
 }
 
