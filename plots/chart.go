@@ -218,8 +218,8 @@ var curveDashes = [][]vg.Length{
 
 // Plot builds the gonum plot. Points with a non-finite coordinate, and on a
 // logarithmic axis points at or below zero, are left out (a lower error bar
-// at or below zero is cut at the point); a chart with nothing left to draw
-// is an error.
+// at or below zero is cut at the point); a chart with nothing left to draw,
+// or whose values span more than the largest float, is an error.
 func (c *LineChart) Plot() (*plot.Plot, error) {
 	var xs, ys []float64
 	for _, s := range c.Series {
@@ -291,15 +291,30 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 	if drawn == 0 {
 		return nil, fmt.Errorf("plot %q: no point to draw", c.Title)
 	}
-	// gonum widens an axis whose values are all equal by ±1, below zero for
-	// a value up to 1, where a logarithmic axis panics: widen it by a factor
-	if logX && p.X.Min == p.X.Max {
-		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
-	}
-	if logY && p.Y.Min == p.Y.Max {
-		p.Y.Min, p.Y.Max = p.Y.Min/2, p.Y.Max*2
+	widenFlat(&p.X, logX)
+	widenFlat(&p.Y, logY)
+	// gonum's tick search never ends on a range wider than the largest float
+	if !finite(p.X.Max-p.X.Min) || !finite(p.Y.Max-p.Y.Min) {
+		return nil, fmt.Errorf("plot %q: the values span [%g, %g] × [%g, %g], wider than a float can measure", c.Title, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
 	}
 	return p, nil
+}
+
+// widenFlat gives an axis whose values are all equal a range to draw.
+// gonum widens it by ±1, which panics in two cases: on a logarithmic axis
+// a value up to 1 reaches zero or below, and on a linear one a value
+// beyond 2⁵³ absorbs the ±1. Those are widened by a factor instead, capped
+// at the largest float, since gonum resets an infinite bound to 0.
+func widenFlat(a *plot.Axis, log bool) {
+	v := a.Min
+	switch {
+	case a.Min != a.Max:
+	case log:
+		a.Min, a.Max = v/2, min(v*2, math.MaxFloat64)
+	case v-1 == v:
+		d := math.Abs(v) / 2
+		a.Min, a.Max = max(v-d, -math.MaxFloat64), min(v+d, math.MaxFloat64)
+	}
 }
 
 // logTicks are the ticks of a logarithmic axis: a mark at each of 1…9 × 10ᵏ

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,45 @@ func TestLogAxisOfOneValue(t *testing.T) {
 				if _, err := Render(mustPlot(t, ch), f); err != nil {
 					t.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// Extreme values render or give an error; found by FuzzLineChart. An axis
+// whose values are all equal beyond 2⁵³ absorbed gonum's ±1 widening and
+// panicked ("illegal range"); a log axis of one value near the largest
+// float was widened to +Inf, which gonum reset to 0, and panicked; values
+// spanning more than the largest float sent gonum's tick search into an
+// endless loop.
+func TestExtremeValues(t *testing.T) {
+	one := func(x, y float64, log bool) *LineChart {
+		return &LineChart{Title: "extreme", LogX: log, LogY: log, Series: []Series{{Name: "cpr", X: []float64{x}, Y: []float64{y}}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		c       *LineChart
+		wantErr string
+	}{
+		{"flat linear 1e300", one(1e300, -1e300, false), ""},
+		{"flat linear max", one(math.MaxFloat64, -math.MaxFloat64, false), ""},
+		{"flat log 1e308", one(1e308, 1e308, true), ""},
+		{"wider than a float", &LineChart{Title: "wide", Series: []Series{{Name: "cpr", X: []float64{-1e308, 1e308}, Y: []float64{1, 2}}}},
+			`plot "wide": the values span [-1e+308, 1e+308] × [1, 2], wider than a float can measure`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := tc.c.Plot()
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Render(p, "svg"); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
@@ -80,4 +120,35 @@ func TestLinearTickLabels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzLineChart checks that a chart of any values, however extreme (a
+// hand-edited store, a run that diverged), either renders or says why it
+// cannot; it never panics. A series has three points with error bars; the
+// flags force the log axes, add a second series or draw a curve.
+func FuzzLineChart(f *testing.F) {
+	f.Add(1.0, 2.0, 3.0, 10.0, 20.0, 15.0, 0.9, 1.1, byte(0))
+	f.Add(1e-300, 1e300, 1.0, -1e308, 1e308, 0.0, 0.0, 0.0, byte(3))
+	f.Add(0.5, 0.5, 0.5, 0.5, 0.5, 0.5, -1.0, 2.0, byte(7))
+	f.Add(5e-324, 1.0, 2.0, 5e-324, 4e-324, 1e-323, 0.0, 1.0, byte(15))
+	f.Fuzz(func(t *testing.T, x0, x1, x2, y0, y1, y2, lo, hi float64, flags byte) {
+		xs, ys := []float64{x0, x1, x2}, []float64{y0, y1, y2}
+		low := []float64{y0 - lo, y1 * lo, lo}
+		high := []float64{y0 + hi, y1 * hi, hi}
+		c := &LineChart{Title: "fuzz", XLabel: "x", YLabel: "y", LogX: flags&1 != 0, LogY: flags&2 != 0,
+			Series: []Series{{Name: "cpr", Kind: "cpr", X: xs, Y: ys, Low: low, High: high}}}
+		if flags&4 != 0 {
+			c.Series = append(c.Series, Series{Name: "mlog model", Kind: "mlog", X: ys, Y: xs, Curve: true})
+		}
+		if flags&8 != 0 {
+			c.Series = append(c.Series, Series{Name: "dps", X: []float64{lo}, Y: []float64{hi}})
+		}
+		p, err := c.Plot()
+		if err != nil {
+			return
+		}
+		if _, err := Render(p, "svg"); err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+	})
 }
