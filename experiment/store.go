@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -663,9 +664,7 @@ func readMeta(dir string) (*Meta, error) {
 		return nil, err
 	}
 	var m Meta
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := strictUnmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if m.Format != storeFormat {
@@ -727,10 +726,21 @@ func readJSONL(path string, truncate bool, decode func(line []byte, where string
 	return nil
 }
 
-func strictUnmarshal(line []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(line))
+// strictUnmarshal decodes the one JSON value of b into v, refusing unknown
+// fields and anything after the value: a line holding a record and more
+// (two runs written as one by a hand edit or a bad merge) would otherwise
+// lose the rest silently.
+func strictUnmarshal(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("more after the JSON value that ends at byte %d", end)
+	}
+	return nil
 }
 
 // readRuns reads runs.jsonl, checking that every run belongs to the sweep.

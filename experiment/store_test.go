@@ -266,6 +266,19 @@ func TestReadStoreRejectsCorruptLines(t *testing.T) {
 	if _, err := ReadStore(dir); err == nil || !strings.Contains(err.Error(), "not a point of the sweep") {
 		t.Fatalf("unknown point: %v", err)
 	}
+	// Two runs on one line: the second used to be dropped without a word.
+	dir = t.TempDir()
+	writeStore(t, dir, sw, meta)
+	appendFile(t, filepath.Join(dir, RunsJSONL), []byte("{\"point\":\"protocol.kind=none\",\"rep\":0} {\"point\":\"protocol.kind=none\",\"rep\":1}\n"))
+	if _, err := ReadStore(dir); err == nil || !strings.Contains(err.Error(), RunsJSONL+":13: more after the JSON value that ends at byte 38") {
+		t.Fatalf("two values on a line: %v", err)
+	}
+	dir = t.TempDir()
+	writeStore(t, dir, sw, meta)
+	appendFile(t, filepath.Join(dir, MetaJSON), []byte("}\n"))
+	if _, err := ReadStore(dir); err == nil || !strings.Contains(err.Error(), MetaJSON+": more after the JSON value") {
+		t.Fatalf("meta.json with a stray brace: %v", err)
+	}
 }
 
 // Overlapping stores are refused, not deduplicated: the same run in two

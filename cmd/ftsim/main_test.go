@@ -26,7 +26,7 @@ func execute(args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-func writeScenario(t *testing.T, text string) string {
+func writeScenario(t testing.TB, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "s.toml")
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {

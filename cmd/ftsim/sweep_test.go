@@ -55,7 +55,7 @@ timeout = "30ms"
 
 var sweepArgs = []string{"--vary", "cluster.nodes=1,2", "--vary", "protocol.kind=none,cpr", "--reps", "2"}
 
-func mustRun(t *testing.T, args ...string) string {
+func mustRun(t testing.TB, args ...string) string {
 	t.Helper()
 	out, _, err := executeSweep(args...)
 	if err != nil {
@@ -531,4 +531,46 @@ period = "100ms"
 	if err1 != nil || err2 != nil || math.Abs(got/want-1) > 1e-5 || paired == got {
 		t.Errorf("paired %s, ratio of means %s; runs.csv gives %g:\n%s", m[1], m[2], want, out)
 	}
+}
+
+// FuzzPlotStore checks that 'ftsim plot' on a store whose runs were edited
+// by hand, or came from a run that diverged, draws its figures or says why
+// it cannot: no panic, no endless loop, whatever the values (a makespan of
+// 1e308, a zero baseline, a negative overhead). The fuzzer sets the figures
+// of two runs of a real store (any finite number, since JSON holds no
+// other); the figures are rendered in memory.
+func FuzzPlotStore(f *testing.F) {
+	store := filepath.Join(f.TempDir(), "store")
+	mustRun(f, "sweep", writeScenario(f, tinyFailing), "--out", store, "--reps", "2", "--vary", "cluster.nodes=1,2",
+		"--vary", "failures.node_mtbf=1s,100s", "--vary", "protocol.kind=none,cpr")
+	res, err := readPlottable(store)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if n := len(sweepFigures(res)); n < 2 {
+		f.Fatalf("the store gives %d figures; the fuzzer needs some to draw", n)
+	}
+	f.Add(uint8(0), uint8(1), 1.0, 1.0, 1.0, 0.0, 1.0, 0.5, true)
+	f.Add(uint8(3), uint8(9), 1e308, 0.0, 5e-324, -5.0, 1e300, -1e300, false)
+	f.Add(uint8(15), uint8(15), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, true)
+	f.Fuzz(func(t *testing.T, a, b uint8, makespan, baseline, faultFree, overhead, efficiency, recovery float64, finished bool) {
+		for _, v := range []float64{makespan, baseline, faultFree, overhead, efficiency, recovery} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return
+			}
+		}
+		edited := *res
+		edited.Records = slices.Clone(res.Records)
+		ra := &edited.Records[int(a)%len(edited.Records)].Record
+		ra.MakespanS, ra.BaselineS, ra.FaultFreeS, ra.Finished = makespan, baseline, faultFree, finished
+		rb := &edited.Records[int(b)%len(edited.Records)].Record
+		rb.Overhead, rb.Efficiency, rb.RecoverySMean = overhead, efficiency, recovery
+		for _, fig := range sweepFigures(&edited) {
+			if p, err := fig.chart.Plot(); err == nil {
+				if _, err := plots.Render(p, "svg"); err != nil {
+					t.Fatalf("%s: %v", fig.base, err)
+				}
+			}
+		}
+	})
 }
