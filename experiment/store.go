@@ -260,11 +260,9 @@ func openStore(dir string, meta Meta, resume bool, unlock func() error) (*Store,
 			return nil, err
 		}
 		for _, r := range recs {
-			if !st.have[r.Key()] {
-				st.have[r.Key()] = true
-				st.recs = append(st.recs, r)
-			}
+			st.have[r.Key()] = true
 		}
+		st.recs = recs
 		for _, p := range pts {
 			st.points[p.Point] = p
 		}
@@ -472,11 +470,7 @@ func Merge(out string, dirs []string) (MergeReport, error) {
 		}
 		shards[i] = r.Meta.Shard
 		for _, rec := range r.Records {
-			j, ok := from[rec.Key()]
-			if ok && j == i {
-				continue // a store may hold a run twice: keep the first, as a resume does
-			}
-			if ok {
+			if j, ok := from[rec.Key()]; ok {
 				return rep, fmt.Errorf("merge: %s (shard %s) and %s (shard %s) overlap: both hold run %d of point %q; give each shard once",
 					dirs[j], shards[j], d, shards[i], rec.Rep, rec.Point)
 			}
@@ -744,9 +738,12 @@ func strictUnmarshal(b []byte, v any) error {
 }
 
 // readRuns reads runs.jsonl, checking that every run belongs to the sweep.
+// A run found twice (a hand-concatenated file) is kept once, the first copy,
+// so that a resume, a merge and a plot of the store all count the same runs.
 func readRuns(dir string, truncate bool, meta *Meta) ([]SweepRecord, error) {
 	order := pointOrder(meta.Varies)
 	var recs []SweepRecord
+	seen := map[RunKey]bool{}
 	err := readJSONL(filepath.Join(dir, RunsJSONL), truncate, func(line []byte, where string) error {
 		var r SweepRecord
 		if err := strictUnmarshal(line, &r); err != nil {
@@ -758,7 +755,10 @@ func readRuns(dir string, truncate bool, meta *Meta) ([]SweepRecord, error) {
 		if r.Rep < 0 || r.Rep >= meta.Reps {
 			return fmt.Errorf("%s: rep %d outside [0, %d)", where, r.Rep, meta.Reps)
 		}
-		recs = append(recs, r)
+		if !seen[r.Key()] {
+			seen[r.Key()] = true
+			recs = append(recs, r)
+		}
 		return nil
 	})
 	return recs, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -278,6 +279,32 @@ func TestReadStoreRejectsCorruptLines(t *testing.T) {
 	appendFile(t, filepath.Join(dir, MetaJSON), []byte("}\n"))
 	if _, err := ReadStore(dir); err == nil || !strings.Contains(err.Error(), MetaJSON+": more after the JSON value") {
 		t.Fatalf("meta.json with a stray brace: %v", err)
+	}
+}
+
+// A run written twice (runs.jsonl concatenated by hand, say) counts once
+// when the store is read, as when it is resumed or merged: a plot would
+// otherwise weigh it double.
+func TestReadStoreCountsARunOnce(t *testing.T) {
+	sw, meta := storeSweep(t)
+	dir := t.TempDir()
+	writeStore(t, dir, sw, meta)
+	want, err := ReadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(dir, RunsJSONL)
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendFile(t, runs, b[:bytes.IndexByte(b, '\n')+1])
+	got, err := ReadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("with a run written twice the store reads %d runs, want the %d of the clean store", len(got.Records), len(want.Records))
 	}
 }
 
