@@ -58,6 +58,20 @@ func writeStore(t *testing.T, dir string, sw *Sweep, meta Meta) {
 	}
 }
 
+// writtenStore writes storeSweep's whole sweep to a new directory and reads
+// it back: the reference the store tests compare with.
+func writtenStore(t *testing.T) (Meta, string, *Results) {
+	t.Helper()
+	sw, meta := storeSweep(t)
+	dir := t.TempDir()
+	writeStore(t, dir, sw, meta)
+	res, err := ReadStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return meta, dir, res
+}
+
 var storeFiles = []string{RunsCSV, RunsJSONL, PointsJSONL, MetaJSON}
 
 // sameFiles fails unless the store files of a and b are byte-identical.
@@ -286,13 +300,7 @@ func TestReadStoreRejectsCorruptLines(t *testing.T) {
 // when the store is read, as when it is resumed or merged: a plot would
 // otherwise weigh it double.
 func TestReadStoreCountsARunOnce(t *testing.T) {
-	sw, meta := storeSweep(t)
-	dir := t.TempDir()
-	writeStore(t, dir, sw, meta)
-	want, err := ReadStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dir, want := writtenStore(t)
 	runs := filepath.Join(dir, RunsJSONL)
 	b, err := os.ReadFile(runs)
 	if err != nil {
@@ -436,13 +444,7 @@ func TestStoreRefusesConcurrentWriters(t *testing.T) {
 // Runs appended as they finish, out of run order, are read back in run
 // order, and Close leaves the store an in-order sweep writes.
 func TestStoreSortsRunsOnClose(t *testing.T) {
-	sw, meta := storeSweep(t)
-	whole := t.TempDir()
-	writeStore(t, whole, sw, meta)
-	res, err := ReadStore(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
+	meta, whole, res := writtenStore(t)
 	dir := t.TempDir()
 	st, err := OpenStore(dir, meta, false)
 	if err != nil {
@@ -477,13 +479,7 @@ func TestStoreSortsRunsOnClose(t *testing.T) {
 // A run written to runs.jsonl stays stored when its CSV row fails to be
 // written: Close, putting the runs in order, must not drop it.
 func TestStoreKeepsRunWhoseCSVRowFailed(t *testing.T) {
-	sw, meta := storeSweep(t)
-	whole := t.TempDir()
-	writeStore(t, whole, sw, meta)
-	res, err := ReadStore(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
+	meta, _, res := writtenStore(t)
 	dir := t.TempDir()
 	st, err := OpenStore(dir, meta, false)
 	if err != nil {
