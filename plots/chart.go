@@ -303,14 +303,15 @@ func (c *LineChart) Plot() (*plot.Plot, error) {
 // widenFlat gives an axis whose values are all equal a range to draw.
 // gonum widens it by ±1, which panics in two cases: on a logarithmic axis
 // a value up to 1 reaches zero or below, and on a linear one a value
-// beyond 2⁵³ absorbs the ±1. Those are widened by a factor instead, capped
-// at the largest float, since gonum resets an infinite bound to 0.
+// beyond 2⁵³ absorbs the ±1. Those are widened by a factor instead, kept
+// within the positive floats: gonum resets an infinite bound to 0, and
+// half the smallest one rounds to 0, where a log axis panics too.
 func widenFlat(a *plot.Axis, log bool) {
 	v := a.Min
 	switch {
 	case a.Min != a.Max:
 	case log:
-		a.Min, a.Max = v/2, min(v*2, math.MaxFloat64)
+		a.Min, a.Max = max(v/2, math.SmallestNonzeroFloat64), min(v*2, math.MaxFloat64)
 	case v-1 == v:
 		d := math.Abs(v) / 2
 		a.Min, a.Max = max(v-d, -math.MaxFloat64), min(v+d, math.MaxFloat64)

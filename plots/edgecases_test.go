@@ -47,7 +47,8 @@ func TestLogAxisOfOneValue(t *testing.T) {
 // Extreme values render or give an error; found by FuzzLineChart. An axis
 // whose values are all equal beyond 2⁵³ absorbed gonum's ±1 widening and
 // panicked ("illegal range"); a log axis of one value near the largest
-// float was widened to +Inf, which gonum reset to 0, and panicked; values
+// float was widened to +Inf, which gonum reset to 0, and panicked, as did
+// one of the smallest float, whose half rounded to 0; values
 // spanning more than the largest float sent gonum's tick search into an
 // endless loop.
 func TestExtremeValues(t *testing.T) {
@@ -62,6 +63,7 @@ func TestExtremeValues(t *testing.T) {
 		{"flat linear 1e300", one(1e300, -1e300, false), ""},
 		{"flat linear max", one(math.MaxFloat64, -math.MaxFloat64, false), ""},
 		{"flat log 1e308", one(1e308, 1e308, true), ""},
+		{"flat log smallest float", one(5e-324, 5e-324, true), ""},
 		{"wider than a float", &LineChart{Title: "wide", Series: []Series{{Name: "cpr", X: []float64{-1e308, 1e308}, Y: []float64{1, 2}}}},
 			`plot "wide": the values span [-1e+308, 1e+308] × [1, 2], wider than a float can measure`},
 	} {
