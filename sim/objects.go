@@ -246,9 +246,6 @@ func (rt *Runtime) ResumeApp() {
 // have gone cold since, and the kicks take them node after node.
 const resumeAhead = 8
 
-// AppPaused reports whether dispatch is paused.
-func (rt *Runtime) AppPaused() bool { return rt.appPaused }
-
 // PauseObject stops dispatching object id; ResumeObject undoes it.
 func (rt *Runtime) PauseObject(id ObjID) { rt.objs[id].paused = true }
 

@@ -41,10 +41,6 @@ func (w *KnapsackWorkload) Problem() string { return "knapsack" }
 // Instance returns the knapsack being solved.
 func (w *KnapsackWorkload) Instance() Knapsack { return w.k }
 
-// Reference is the sequential answer (Knapsack.Solve) and the digest of the
-// reference table's flag bits and last row.
-func (w *KnapsackWorkload) Reference() (value int64, digest string) { return w.refValue, w.refDigest }
-
 // Columns is object k's share of the capacities: [lo, hi).
 func (w *KnapsackWorkload) Columns(k sim.ObjID) (lo, hi int) { return split(int(k), w.cols, w.objects) }
 

@@ -87,10 +87,6 @@ func (w *LCSWorkload) Strings() (a, b string) { return w.a, w.b }
 // BlockRows is the height of a row block, one stage.
 func (w *LCSWorkload) BlockRows() int { return w.blockRows }
 
-// Reference is the sequential answer (LCSLength) and the digest of the
-// reference table's directions and last row.
-func (w *LCSWorkload) Reference() (length int64, digest string) { return w.refLen, w.refDigest }
-
 // Columns is object k's share of the table: columns lo+1..hi (B[lo:hi]).
 func (w *LCSWorkload) Columns(k sim.ObjID) (lo, hi int) { return w.lo[k], w.lo[k+1] }
 

@@ -2,6 +2,7 @@ package dp
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -346,6 +347,38 @@ func TestEUC2D(t *testing.T) {
 	}
 	if tsp.Name != "tri" || tsp.Comment != "3-4-5\nright" {
 		t.Errorf("name %q comment %q", tsp.Name, tsp.Comment)
+	}
+}
+
+func TestNewEuclideanTSP(t *testing.T) {
+	x, y := []float64{0, 3, 3, 0}, []float64{0, 0, 4, 4}
+	tsp, err := NewEuclideanTSP("rect", x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x[1] = 100 // the instance keeps its own copy of the coordinates
+	for _, tc := range []struct{ i, j, want int }{{0, 1, 3}, {0, 2, 5}, {1, 3, 5}, {2, 3, 3}, {3, 0, 4}} {
+		if got := tsp.Dist(tc.i, tc.j); got != tc.want {
+			t.Errorf("Dist(%d,%d) = %d, want %d", tc.i, tc.j, got, tc.want)
+		}
+	}
+	if length, _, err := HeldKarp(tsp); err != nil || length != 14 {
+		t.Errorf("HeldKarp = %d, %v; want the rectangle's perimeter 14", length, err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		x, y []float64
+		want string
+	}{
+		{"empty", nil, nil, "0 x and 0 y"},
+		{"unequal", []float64{0, 1}, []float64{0}, "2 x and 1 y"},
+		{"NaN", []float64{0, math.NaN()}, []float64{0, 0}, "city 2"},
+		{"too far", []float64{0, 0}, []float64{0, -2e12}, "city 2"},
+	} {
+		if _, err := NewEuclideanTSP(tc.name, tc.x, tc.y); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want it to name %q", tc.name, err, tc.want)
+		}
 	}
 }
 

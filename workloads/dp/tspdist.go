@@ -90,10 +90,6 @@ func (w *TSPWorkload) Problem() string { return "tsp" }
 // Instance returns the instance being solved.
 func (w *TSPWorkload) Instance() *TSP { return w.tsp }
 
-// Reference is the sequential answer (the Held-Karp optimum) and the digest
-// of the reference table's cells and predecessors.
-func (w *TSPWorkload) Reference() (length int64, digest string) { return w.refLength, w.refDigest }
-
 // size is the number of subsets of stage s.
 func (w *TSPWorkload) size(s int) int { return int(w.binom[w.n-1][s+1]) }
 
@@ -298,10 +294,6 @@ func (o *TSPObject) plan(s int) tspPlan {
 }
 
 func (o *TSPObject) need(s int) int { return len(o.plan(s).peers) }
-
-// Tour is the optimal tour length, known to object 0 once it has
-// completed the last stage.
-func (o *TSPObject) Tour() (length int64, ok bool) { return o.tour, o.tour >= 0 }
 
 // Cell is the critical data of cell C[S][j] for a set S this object owns
 // whose stage is done: its cost and predecessor, the city before j on the

@@ -228,9 +228,6 @@ func readLimited(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// Tiles returns the tile layout, columns × rows.
-func (w *Workload) Tiles() (int, int) { return w.tx, w.ty }
-
 // NumObjects implements sim.Workload.
 func (w *Workload) NumObjects() int { return w.tx * w.ty }
 

@@ -414,18 +414,6 @@ type Worker struct {
 // (Stack.Delta) and recovery by a protocol.
 func (k *Worker) Stack() *Stack { return &k.stack }
 
-// Iteration is the worker's current iteration (1-based; 0 before the first).
-func (k *Worker) Iteration() int { return k.iter }
-
-// Bound is the cost bound of the worker's current iteration.
-func (k *Worker) Bound() int { return k.bound }
-
-// Done reports whether the worker knows the solution.
-func (k *Worker) Done() bool { return k.done }
-
-// Length is the solution length once Done.
-func (k *Worker) Length() int { return k.length }
-
 // Start begins the search on the coordinator; the other workers wait for
 // its bound broadcast.
 func (k *Worker) Start(ctx *sim.Ctx) {

@@ -111,16 +111,6 @@ func (s *Stack) Push(b Board, g int, prev Move) {
 // Len returns the number of frames.
 func (s *Stack) Len() int { return len(s.Frames) }
 
-// Untried returns the number of children not yet generated from the frames:
-// zero means nothing is left to give away.
-func (s *Stack) Untried() int {
-	n := 0
-	for i := range s.Frames {
-		n += bits.OnesCount8(uint8(s.Frames[i].Todo))
-	}
-	return n
-}
-
 // MergeExceeded combines two MinExceeded values (0 meaning none), for
 // reducing over workers or over split-off stacks.
 func MergeExceeded(a, b int) int {
