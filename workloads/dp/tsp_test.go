@@ -350,6 +350,8 @@ func TestEUC2D(t *testing.T) {
 	}
 }
 
+// NewEuclideanTSP builds the instance its coordinates describe, from a copy
+// of them, and refuses coordinates that Dist could not use.
 func TestNewEuclideanTSP(t *testing.T) {
 	x, y := []float64{0, 3, 3, 0}, []float64{0, 0, 4, 4}
 	tsp, err := NewEuclideanTSP("rect", x, y)
