@@ -68,7 +68,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	nd := &rt.nodes[n]
 	o := &rt.objs[id]
 	c := &rt.ctx
-	c.self, c.node, c.start, c.elapsed, c.cur = id, n, rt.eng.now, 0, nil
+	c.self, c.node, c.start, c.elapsed = id, n, rt.eng.now, 0
 	// running from before the handler's code: hooks called from inside it
 	// (OnSend) see the object busy
 	o.running = true
@@ -84,11 +84,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		o.obj.Start(c)
 	} else {
 		m := o.inbox.pop()
-		c.cur = m
 		c.elapsed = rt.appMessageCPU(m.Size)
 		rt.proto.OnDispatch(m)
 		o.obj.Handle(c, m)
-		c.cur = nil
 	}
 	rt.inHandler = false
 	if rt.tracer != nil && c.elapsed == 0 && o.running {

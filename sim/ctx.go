@@ -12,7 +12,6 @@ type Ctx struct {
 	node    NodeID
 	start   Time
 	elapsed Time
-	cur     *Message
 }
 
 // Now is the task-local simulated time: task start plus compute charged so far.
@@ -23,12 +22,6 @@ func (c *Ctx) Self() ObjID { return c.self }
 
 // Node is the node the object runs on.
 func (c *Ctx) Node() NodeID { return c.node }
-
-// Current is the message being handled, nil in Start.
-func (c *Ctx) Current() *Message { return c.cur }
-
-// NumObjects is the number of objects of the application.
-func (c *Ctx) NumObjects() int { return len(c.rt.objs) }
 
 // Compute charges ops operations of modeled work at the node's core rate.
 func (c *Ctx) Compute(ops float64) {

@@ -84,9 +84,6 @@ func (w *LCSWorkload) Problem() string { return "lcs" }
 // columns.
 func (w *LCSWorkload) Strings() (a, b string) { return w.a, w.b }
 
-// BlockRows is the height of a row block, one stage.
-func (w *LCSWorkload) BlockRows() int { return w.blockRows }
-
 // Columns is object k's share of the table: columns lo+1..hi (B[lo:hi]).
 func (w *LCSWorkload) Columns(k sim.ObjID) (lo, hi int) { return w.lo[k], w.lo[k+1] }
 
