@@ -36,16 +36,12 @@ func ParseKnapsackFile(r io.Reader, name string) ([]KnapsackInstance, error) {
 	var out []KnapsackInstance
 	var rec *knapsackRecord
 	for {
-		text, ok, err := lr.next()
+		text, ok, err := lr.nextData()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		text = strings.TrimSpace(text)
-		if text == "" || text[0] == '#' {
-			continue
 		}
 		key, val, found := strings.Cut(text, ":")
 		key, val = strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)

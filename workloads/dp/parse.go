@@ -82,6 +82,19 @@ func (lr *lineReader) next() (text string, ok bool, err error) {
 	return strings.TrimRight(string(line), "\r\n"), true, nil
 }
 
+// nextData returns the next line that is neither blank nor a '#' comment,
+// trimmed of surrounding space; ok is false at the end of input.
+func (lr *lineReader) nextData() (text string, ok bool, err error) {
+	for {
+		if text, ok, err = lr.next(); !ok || err != nil {
+			return "", false, err
+		}
+		if text = strings.TrimSpace(text); text != "" && text[0] != '#' {
+			return text, true, nil
+		}
+	}
+}
+
 // errorf builds a ParseError at the current line.
 func (lr *lineReader) errorf(format string, a ...any) error {
 	return &ParseError{Name: lr.name, Line: max(lr.line, 1), Msg: fmt.Sprintf(format, a...)}

@@ -56,16 +56,12 @@ type tsplibParser struct {
 func ParseTSPLIB(r io.Reader, name string) (*TSP, error) {
 	p := &tsplibParser{lr: newLineReader(r, name), seen: map[string]int{}}
 	for {
-		text, ok, err := p.lr.next()
+		text, ok, err := p.lr.nextData()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		text = strings.TrimSpace(text)
-		if text == "" || text[0] == '#' {
-			continue
 		}
 		if p.sec != noSection && isNumberStart(text[0]) {
 			if err := p.data(text); err != nil {
