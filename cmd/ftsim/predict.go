@@ -21,11 +21,7 @@ point and protocol the scenario declares. Only the fault-free reference runs
 are simulated.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := ""
-			if len(args) == 1 {
-				file = args[0]
-			}
-			base, err := loadScenario(file, sets)
+			base, err := loadScenario(scenarioArg(args), sets)
 			if err != nil {
 				return err
 			}

@@ -48,11 +48,7 @@ runs is never overwritten; --resume continues it, skipping the runs it holds.`,
   ftsim run my.toml --reps 100 --out results --resume`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := ""
-			if len(args) == 1 {
-				file = args[0]
-			}
-			return o.run(cmd, file)
+			return o.run(cmd, scenarioArg(args))
 		},
 	}
 	f := c.Flags()
@@ -66,6 +62,15 @@ runs is never overwritten; --resume continues it, skipping the runs it holds.`,
 	f.StringVar(&o.trace, "trace", "", "also write replication 0's timeline to this file (Chrome/Perfetto trace format: open it in ui.perfetto.dev)")
 	f.Int64Var(&o.traceN, "trace-messages", 200000, "trace at most this many messages (0 = all)")
 	return c
+}
+
+// scenarioArg is the scenario file named by a command's optional argument,
+// "" (the default scenario) without one.
+func scenarioArg(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return ""
 }
 
 // loadScenario reads a scenario file, or an embedded one when no such file

@@ -76,11 +76,7 @@ Kubernetes Indexed Job; 'ftsim merge' then combines the shards' directories.`,
   ftsim sweep my.toml --vary cluster.nodes=1024,4096 --reps 50 --out results --resume`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := ""
-			if len(args) == 1 {
-				file = args[0]
-			}
-			return o.run(cmd, file)
+			return o.run(cmd, scenarioArg(args))
 		},
 	}
 	f := c.Flags()
