@@ -197,10 +197,3 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
 }
-
-// runN executes at most n events; benchmarks use it to run an exact count.
-func (e *Engine) runN(n uint64) {
-	for ; n > 0 && e.q.len() > 0; n-- {
-		e.step()
-	}
-}

@@ -38,3 +38,10 @@ func BenchmarkPHOLD(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// runN executes at most n events; benchmarks use it to run an exact count.
+func (e *Engine) runN(n uint64) {
+	for ; n > 0 && e.q.len() > 0; n-- {
+		e.step()
+	}
+}

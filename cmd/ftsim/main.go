@@ -69,12 +69,6 @@ func signalContext(parent context.Context) (context.Context, func()) {
 	}
 }
 
-// newRoot is the ftsim command.
-func newRoot() *cobra.Command {
-	root, _ := newRootProfiled()
-	return root
-}
-
 // newRootProfiled is the ftsim command and the profiles its flags ask for,
 // which the caller finishes once the command has returned.
 func newRootProfiled() (*cobra.Command, *profiles) {

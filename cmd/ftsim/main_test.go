@@ -14,7 +14,16 @@ import (
 	"ftsim/experiment"
 	"ftsim/models/cpr"
 	"ftsim/scenarios"
+
+	"github.com/spf13/cobra"
 )
+
+// newRoot is the ftsim command without the profiles its flags ask for,
+// which no test asks for.
+func newRoot() *cobra.Command {
+	root, _ := newRootProfiled()
+	return root
+}
 
 func execute(args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
