@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"ftsim/experiment"
 	"ftsim/models/cpr"
 	"ftsim/scenarios"
-
-	"github.com/spf13/cobra"
 )
 
 // newRoot is the ftsim command without the profiles its flags ask for,
