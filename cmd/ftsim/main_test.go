@@ -18,8 +18,8 @@ import (
 	"ftsim/scenarios"
 )
 
-// newRoot is the ftsim command without the profiles its flags ask for,
-// which no test asks for.
+// newRoot is the ftsim command, for the tests that do not look at the
+// profiles its flags ask for (TestProfiles uses newRootProfiled).
 func newRoot() *cobra.Command {
 	root, _ := newRootProfiled()
 	return root

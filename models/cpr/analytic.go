@@ -102,18 +102,6 @@ func SegmentVariance(lambda float64, s Segment) float64 {
 	return en*vU + vn*eU*eU
 }
 
-// segmentMeanRecipe computes E[T] = a + E[N_f] E[U] with the same ingredients as
-// SegmentVariance; it equals SegmentMean and is kept to cross-check the derivation.
-func segmentMeanRecipe(lambda float64, s Segment) float64 {
-	if lambda == 0 {
-		return s.W + s.C
-	}
-	enR, _, eyR, _ := blockStats(lambda, s.R)
-	ez := s.R + enR*(eyR+s.D)
-	en, _, ey, _ := blockStats(lambda, s.W+s.C)
-	return s.W + s.C + en*(ey+s.D+ez)
-}
-
 // blockStats returns, for a block of length a exposed to Poisson failures of rate
 // lambda > 0, the mean and variance of the number of failed attempts before the first
 // success (E[N] = e^{λa} − 1, Var[N] = e^{λa}(e^{λa} − 1)) and the mean and variance of

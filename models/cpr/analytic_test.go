@@ -546,3 +546,15 @@ func TestRepairWait(t *testing.T) {
 		}
 	}
 }
+
+// segmentMeanRecipe computes E[T] = a + E[N_f] E[U] with the same ingredients as
+// SegmentVariance; it equals SegmentMean and is kept to cross-check the derivation.
+func segmentMeanRecipe(lambda float64, s Segment) float64 {
+	if lambda == 0 {
+		return s.W + s.C
+	}
+	enR, _, eyR, _ := blockStats(lambda, s.R)
+	ez := s.R + enR*(eyR+s.D)
+	en, _, ey, _ := blockStats(lambda, s.W+s.C)
+	return s.W + s.C + en*(ey+s.D+ez)
+}
