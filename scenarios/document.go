@@ -47,7 +47,7 @@ func parseDocument(src source, text string) (doc *document, err error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, src.errorf(pe.Position.Line, literalKey(pe), "%s", pe.Message)
+			return nil, src.errorf(syntaxLine(text, pe), literalKey(pe), "%s", pe.Message)
 		}
 		return nil, src.errorf(0, "", "%v", err)
 	}
@@ -95,6 +95,22 @@ func tooDeep(text string) int {
 		i++
 	}
 	return 0
+}
+
+// syntaxLine returns the line a syntax error is on. BurntSushi's lexer
+// counts a newline as it reads it, so an error about a newline it read
+// rather than peeked at ("[cluster" without its "]") names the line after.
+// The error's Start, where the token began, is still on the newline's line,
+// so such an error past Start's line is moved back one line.
+func syntaxLine(text string, pe toml.ParseError) int {
+	line, start := pe.Position.Line, pe.Position.Start
+	if !strings.Contains(pe.Message, `'\n'`) || start < 0 || start > len(text) {
+		return line
+	}
+	if startLine := 1 + strings.Count(text[:start], "\n"); line > startLine {
+		return line - 1
+	}
+	return line
 }
 
 // literalKey returns the key whose value a syntax error is in, when the
