@@ -60,7 +60,8 @@ func (p *Progress) follow(meters []*meter, sims int) {
 	p.ticker.Add(1)
 	go func() {
 		defer p.ticker.Done()
-		t := time.NewTicker(p.interval)
+		tick := min(p.interval, sampleEvery)
+		t := time.NewTicker(tick)
 		defer t.Stop()
 		for {
 			select {
@@ -68,15 +69,31 @@ func (p *Progress) follow(meters []*meter, sims int) {
 				return
 			case now := <-t.C:
 				p.mu.Lock()
-				// a report by Add less than half an interval ago stands
-				// for this tick's
-				if p.done < p.total && now.Sub(p.last) >= p.interval/2 {
+				// a report by Add less than an interval ago (give or take
+				// half a tick) stands for this one
+				if p.done < p.total && now.Sub(p.last) >= p.interval-tick/2 {
 					p.report(now)
+				} else {
+					p.sample()
 				}
 				p.mu.Unlock()
 			}
 		}
 	}()
+}
+
+// sampleEvery is how often a followed Progress looks at the simulations
+// under way, between reports too: a look every report interval (5 s) would
+// miss most rollbacks of short runs (see simUnderWay).
+const sampleEvery = 200 * time.Millisecond
+
+// sample records the share done of each simulation under way.
+func (p *Progress) sample() {
+	for _, m := range p.meters {
+		if rt, started := m.current(); rt != nil {
+			m.observe(started, rt.Fraction())
+		}
+	}
 }
 
 // Add records n more runs done.
@@ -117,10 +134,11 @@ func (p *Progress) report(now time.Time) {
 		for _, m := range p.meters {
 			finished += int(m.done.Load())
 			spent += time.Duration(m.spent.Load())
-			if rt := m.rt.Load(); rt != nil {
+			if rt, started := m.current(); rt != nil {
 				f := rt.Fraction()
+				m.observe(started, f)
 				running = append(running, fmt.Sprintf("%.0f%%", 100*f))
-				underWay = append(underWay, simUnderWay{now.Sub(time.Unix(0, m.started.Load())), f})
+				underWay = append(underWay, simUnderWay{now.Sub(time.Unix(0, started)), f, m.gained})
 			}
 		}
 		done, of = float64(finished), float64(p.sims)
@@ -168,10 +186,16 @@ func (p *Progress) Stop() {
 }
 
 // simUnderWay is a running simulation as the ETA sees it: how long it has
-// run, and the share of its workload done.
+// run, the share of its workload done, and the share gained in all, which
+// counts again the work a rollback undid. The rate it has run at is elapsed
+// over gained: elapsed over share, after a restart from scratch sets share
+// back near 0, made a run of seconds look like one of minutes. A rate is
+// trusted from minGained on, before which a rollback that came before the
+// first look would make it wild too.
 type simUnderWay struct {
 	elapsed time.Duration
 	share   float64
+	gained  float64
 }
 
 // estimateLeft estimates the wall time left for sims simulations on workers
@@ -181,13 +205,13 @@ type simUnderWay struct {
 // projected: a large scenario's simulations differ tenfold (a fault-free
 // baseline and a message-logging run under failures), and one rate for all
 // made the ETA of the long ones far too short. It reports false while no
-// duration is known, or while a simulation without progress has run longer
-// than the mean.
+// duration is known, or while a simulation that has gained less than
+// minGained has run longer than the mean.
 func estimateLeft(sims, workers, finished int, spent time.Duration, running []simUnderWay) (time.Duration, bool) {
 	sum, n := float64(spent), finished
 	for _, r := range running {
-		if r.share > 0 {
-			sum += float64(r.elapsed) / r.share
+		if r.gained >= minGained {
+			sum += float64(r.elapsed) + r.left()
 			n++
 		}
 	}
@@ -198,8 +222,8 @@ func estimateLeft(sims, workers, finished int, spent time.Duration, running []si
 	var work, longest float64
 	for _, r := range running {
 		left := mean - float64(r.elapsed)
-		if r.share > 0 {
-			left = float64(r.elapsed) / r.share * (1 - min(1, r.share))
+		if r.gained >= minGained {
+			left = r.left()
 		} else if left < 0 {
 			// longer than the others without progress: a run that
 			// restarts from scratch may go on to its duration limit
@@ -212,6 +236,15 @@ func estimateLeft(sims, workers, finished int, spent time.Duration, running []si
 	return time.Duration(max(longest, work/float64(max(1, workers)))), true
 }
 
+// minGained is the share a simulation must have gained for its own rate to
+// project it.
+const minGained = 0.01
+
+// left is the time r has left, in nanoseconds, at the rate it has run at.
+func (r simUnderWay) left() float64 {
+	return float64(r.elapsed) / r.gained * (1 - min(1, r.share))
+}
+
 // meter lets a progress display follow the simulations one worker runs: the
 // one under way and when it started, how many are done and how long they
 // took.
@@ -220,6 +253,36 @@ type meter struct {
 	started atomic.Int64 // Unix nanoseconds
 	done    atomic.Int64
 	spent   atomic.Int64 // nanoseconds
+
+	// what the progress display has seen of the simulation that started
+	// at seenStart, under Progress.mu: its share done when last seen and
+	// the share it has gained in all (see simUnderWay)
+	seenStart         int64
+	seenShare, gained float64
+}
+
+// current returns the simulation under way, nil if none, and when it
+// started. The worker stores the start before the simulation, so a start
+// that is the same before and after reading the simulation is its own.
+func (m *meter) current() (*sim.Runtime, int64) {
+	started := m.started.Load()
+	rt := m.rt.Load()
+	if m.started.Load() != started {
+		return nil, 0
+	}
+	return rt, started
+}
+
+// observe records that the simulation that started at started has done
+// share of its workload. Gains are summed between
+// observations, so a rollback seen as a fall of the share does not undo
+// the work done before it.
+func (m *meter) observe(started int64, share float64) {
+	if started != m.seenStart {
+		m.seenStart, m.seenShare, m.gained = started, 0, 0
+	}
+	m.gained += max(0, share-m.seenShare)
+	m.seenShare = share
 }
 
 // run runs rt to its end, visible to the progress display meanwhile (m may

@@ -67,14 +67,22 @@ func TestEstimateLeft(t *testing.T) {
 		running           []simUnderWay
 		want              time.Duration // -1: no estimate
 	}{
-		{"nothing known yet", 3, 2, 0, 0, []simUnderWay{{4 * s, 0}}, -1},
+		{"nothing known yet", 3, 2, 0, 0, []simUnderWay{{4 * s, 0, 0}}, -1},
 		// the old estimate (4 simulations, 1.75 done in 40 s) said 51 s
-		{"the longest running one sets the pace", 4, 2, 1, 10 * s, []simUnderWay{{30 * s, 0.25}, {10 * s, 0.5}}, 90 * s},
-		{"those not started take the mean", 5, 2, 2, 20 * s, []simUnderWay{{5 * s, 0.5}}, 12500 * time.Millisecond},
-		{"a running one without progress takes the mean", 3, 2, 2, 20 * s, []simUnderWay{{4 * s, 0}}, 6 * s},
+		{"the longest running one sets the pace", 4, 2, 1, 10 * s, []simUnderWay{{30 * s, 0.25, 0.25}, {10 * s, 0.5, 0.5}}, 90 * s},
+		{"those not started take the mean", 5, 2, 2, 20 * s, []simUnderWay{{5 * s, 0.5, 0.5}}, 12500 * time.Millisecond},
+		{"a running one without progress takes the mean", 3, 2, 2, 20 * s, []simUnderWay{{4 * s, 0, 0}}, 6 * s},
 		// it may be restarting from scratch until its limit (the line said ETA 0s)
-		{"one without progress beyond the mean is not known", 3, 2, 2, 20 * s, []simUnderWay{{11 * s, 0}}, -1},
-		{"a finished workload leaves nothing", 2, 1, 1, 10 * s, []simUnderWay{{10 * s, 1}}, 0},
+		{"one without progress beyond the mean is not known", 3, 2, 2, 20 * s, []simUnderWay{{11 * s, 0, 0}}, -1},
+		{"a finished workload leaves nothing", 2, 1, 1, 10 * s, []simUnderWay{{10 * s, 1, 1}}, 0},
+		// 0.6 done in 9 s, then back to 0 and 0.15 again in 3 s: 12 s for
+		// 0.75, 13.6 s for the 0.85 left (elapsed over share said 68 s)
+		{"a rollback keeps the rate", 1, 1, 0, 0, []simUnderWay{{12 * s, 0.15, 0.75}}, 13600 * time.Millisecond},
+		// the one rolled back projects 12 + 13.6 s, the mean of it and 10 s
+		// is 17.8 s for the one not started; two workers share 31.4 s
+		{"a rollback's projection enters the mean", 3, 2, 1, 10 * s, []simUnderWay{{12 * s, 0.15, 0.75}}, 15700 * time.Millisecond},
+		// first seen at 0.2% after a rollback: 1 s over 0.002 would say 8 min
+		{"a tiny gain takes the mean", 3, 2, 2, 20 * s, []simUnderWay{{1 * s, 0.002, 0.002}}, 9 * s},
 	} {
 		got, ok := estimateLeft(tc.sims, tc.workers, tc.nf, tc.spent, tc.running)
 		if !ok {
@@ -82,6 +90,28 @@ func TestEstimateLeft(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: %v (%v), want %v", tc.name, got, ok, tc.want)
+		}
+	}
+}
+
+// A meter sums the gains it sees, so a rollback does not undo the work
+// before it, and starts again with each simulation.
+func TestMeterObserve(t *testing.T) {
+	var m meter
+	for i, step := range []struct {
+		started     int64
+		share, want float64
+	}{
+		{1, 0.25, 0.25},
+		{1, 0.5, 0.5},
+		{1, 0.125, 0.5}, // rolled back
+		{1, 0.375, 0.75},
+		{1, 0.375, 0.75},
+		{2, 0.125, 0.125}, // the next simulation
+	} {
+		m.observe(step.started, step.share)
+		if m.gained != step.want {
+			t.Errorf("step %d: gained %v, want %v", i, m.gained, step.want)
 		}
 	}
 }
