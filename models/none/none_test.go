@@ -148,8 +148,8 @@ func TestRestartRegrowsFromThePool(t *testing.T) {
 // with none left, on the first nodes repaired: here all four at once).
 // Nodes fail at 100 ms, are repaired 50 ms later and boot in 10 ms: the
 // waiting restart begins at 160 ms and then takes the fault-free time T on
-// 4 nodes. The shrinking one begins at 100 ms on 3 nodes, 3 of the 8
-// objects on the busiest: 20 steps × 30 ms.
+// 4 nodes, in the ranks they had. The shrinking one begins at 100 ms on 3
+// nodes, 3 of the 8 objects on the busiest: 20 steps × 30 ms.
 func TestRestartWaitsForRepair(t *testing.T) {
 	params := synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}
 	config := func(failed []sim.NodeID, wait bool) sim.Config {
@@ -201,6 +201,12 @@ func TestRestartWaitsForRepair(t *testing.T) {
 					t.Fatalf("unrecoverable %d, want 1", res.Stats.Unrecoverable)
 				}
 				return
+			}
+			// a relaunch numbers its nodes in order, as a new allocation's
+			// (node 2, appended when it came back, took rank 3, and on a
+			// torus every rank after its old one lost its neighbours)
+			if !slices.IsSorted(rt.Slots()) {
+				t.Fatalf("ranks on nodes %v, want them in node order", rt.Slots())
 			}
 			// the synthetic exchange adds a few µs to the 20 ms × 20 steps
 			if got := len(rt.Slots()); got != c.slots || res.Makespan != c.makespan && c.wait {
@@ -577,5 +583,50 @@ func TestReplacerIgnoresReportOfEarlierLife(t *testing.T) {
 	rt.Run()
 	if s := rt.Slots(); !slices.Equal(s, []sim.NodeID{0, 1}) {
 		t.Fatalf("slots %v, want [0 1]: node 1, repaired, in node 2's place", s)
+	}
+}
+
+// A job relaunched on the nodes of its first run takes the fault-free time
+// again on a topology where ranks need their neighbours close: a ring of 4
+// nodes, 20 ms a hop, objects exchanging with their neighbours each step.
+// Whichever node fails at 100 ms, the relaunch waits for its repair (50 ms,
+// then a 10 ms boot) and ends at 160 ms + T. (Appended, node 1 or 2 came
+// back as rank 3, 2 hops from its neighbours, and the relaunch took 590 ms
+// instead of T = 400 ms.)
+func TestRelaunchKeepsTheNeighboursOnARing(t *testing.T) {
+	params := synthetic.Params{Objects: 8, Steps: 20, StepOps: 1e7, Exchange: 64}
+	run := func(failed sim.NodeID) sim.Result {
+		t.Helper()
+		cfg := sim.DefaultConfig()
+		cfg.Nodes, cfg.Spares = 4, 0
+		cfg.Repair, cfg.SpareBoot, cfg.WaitForRepair = 50*sim.Millisecond, 10*sim.Millisecond, true
+		ring, err := sim.NewTorus([]int{4}, 20*sim.Millisecond, cfg.Nodes, cfg.Bandwidth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Topology = ring
+		if failed != sim.None {
+			cfg.Failures = sim.ScriptedFailures
+			cfg.Planned = []sim.ScriptedFailure{{Node: failed, At: 100 * sim.Millisecond}}
+		}
+		w, err := synthetic.New(params, cfg.Nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := sim.New(cfg, w, none.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rt.Run()
+		if !res.Finished || !res.Outcome.OK {
+			t.Fatalf("node %d failed: finished %v, outcome %+v", failed, res.Finished, res.Outcome)
+		}
+		return res
+	}
+	T := run(sim.None).Makespan
+	for failed := range sim.NodeID(4) {
+		if got := run(failed).Makespan; got != 160*sim.Millisecond+T {
+			t.Errorf("node %d failed: makespan %v, want 160ms + T = %v", failed, got, 160*sim.Millisecond+T)
+		}
 	}
 }
