@@ -164,18 +164,7 @@ func TestRestartWaitsForRepair(t *testing.T) {
 		}
 		return cfg
 	}
-	run := func(cfg sim.Config) (sim.Result, *sim.Runtime) {
-		t.Helper()
-		w, err := synthetic.New(params, cfg.Nodes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, err := sim.New(cfg, w, none.New())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rt.Run(), rt
-	}
+	run := func(cfg sim.Config) (sim.Result, *sim.Runtime) { return runSynthetic(t, params, cfg) }
 	faultFree, _ := run(config(nil, false))
 	T := faultFree.Makespan
 	for _, c := range []struct {
@@ -609,15 +598,7 @@ func TestRelaunchKeepsTheNeighboursOnARing(t *testing.T) {
 			cfg.Failures = sim.ScriptedFailures
 			cfg.Planned = []sim.ScriptedFailure{{Node: failed, At: 100 * sim.Millisecond}}
 		}
-		w, err := synthetic.New(params, cfg.Nodes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, err := sim.New(cfg, w, none.New())
-		if err != nil {
-			t.Fatal(err)
-		}
-		res := rt.Run()
+		res, _ := runSynthetic(t, params, cfg)
 		if !res.Finished || !res.Outcome.OK {
 			t.Fatalf("node %d failed: finished %v, outcome %+v", failed, res.Finished, res.Outcome)
 		}
@@ -629,4 +610,19 @@ func TestRelaunchKeepsTheNeighboursOnARing(t *testing.T) {
 			t.Errorf("node %d failed: makespan %v, want 160ms + T = %v", failed, got, 160*sim.Millisecond+T)
 		}
 	}
+}
+
+// runSynthetic runs the synthetic workload of params under none on cfg's
+// machine.
+func runSynthetic(t *testing.T, params synthetic.Params, cfg sim.Config) (sim.Result, *sim.Runtime) {
+	t.Helper()
+	w, err := synthetic.New(params, cfg.Nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(cfg, w, none.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt.Run(), rt
 }
