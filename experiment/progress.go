@@ -23,6 +23,7 @@ type Progress struct {
 	w        io.Writer
 	tty      bool
 	interval time.Duration
+	every    time.Duration // how often a followed Progress samples its meters (sampleEvery)
 	start    time.Time
 
 	mu      sync.Mutex // Add and the ticker report concurrently
@@ -38,7 +39,7 @@ type Progress struct {
 
 // NewProgress reports to w; a terminal is detected when w is one.
 func NewProgress(w io.Writer, total int) *Progress {
-	p := &Progress{w: w, total: total, start: time.Now(), interval: 5 * time.Second}
+	p := &Progress{w: w, total: total, start: time.Now(), interval: 5 * time.Second, every: sampleEvery}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty, p.interval = true, 200*time.Millisecond
@@ -60,7 +61,7 @@ func (p *Progress) follow(meters []*meter, sims int) {
 	p.ticker.Add(1)
 	go func() {
 		defer p.ticker.Done()
-		tick := min(p.interval, sampleEvery)
+		tick := min(p.interval, p.every)
 		t := time.NewTicker(tick)
 		defer t.Stop()
 		for {

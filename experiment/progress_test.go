@@ -13,22 +13,7 @@ import (
 // share done of each simulation under way, and extrapolates its ETA from the
 // simulations done plus those shares; a run-count-only Progress stays quiet.
 func TestProgressFollowsMeters(t *testing.T) {
-	s := smallScenario(t)
-	w, err := buildWorkload(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clusterConfig(s, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := sim.New(cfg, w, buildNone())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := rt.Run(); !res.Finished {
-		t.Fatal("the small scenario did not finish")
-	}
+	rt := finishedRuntime(t)
 	busy, idle := &meter{}, &meter{}
 	busy.done.Store(2)
 	busy.spent.Store(int64(2 * time.Second))
@@ -55,6 +40,29 @@ func TestProgressFollowsMeters(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	if b.Len() != n {
 		t.Fatal("reports continued after Stop")
+	}
+}
+
+// Between reports a followed Progress samples the simulations under way, so
+// that their gains are seen, and prints nothing.
+func TestProgressSamplesBetweenReports(t *testing.T) {
+	rt := finishedRuntime(t)
+	m := &meter{}
+	m.started.Store(time.Now().UnixNano())
+	m.rt.Store(rt) // as if still running: its workload is done
+	var b bytes.Buffer
+	p := NewProgress(&b, 1)
+	p.interval, p.every = time.Hour, time.Millisecond
+	p.follow([]*meter{m}, 1)
+	var gained float64
+	for deadline := time.Now().Add(10 * time.Second); gained == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		gained = m.gained
+		p.mu.Unlock()
+	}
+	p.Stop()
+	if gained != 1 || b.Len() != 0 {
+		t.Fatalf("gained %v, printed %q; want the whole workload seen and nothing printed", gained, b.String())
 	}
 }
 
@@ -114,4 +122,27 @@ func TestMeterObserve(t *testing.T) {
 			t.Errorf("step %d: gained %v, want %v", i, m.gained, step.want)
 		}
 	}
+}
+
+// finishedRuntime returns the runtime of a run of the small scenario, run
+// to its end: a meter holding it shows a simulation whose workload is done.
+func finishedRuntime(t *testing.T) *sim.Runtime {
+	t.Helper()
+	s := smallScenario(t)
+	w, err := buildWorkload(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clusterConfig(s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := sim.New(cfg, w, buildNone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := rt.Run(); !res.Finished {
+		t.Fatal("the small scenario did not finish")
+	}
+	return rt
 }
