@@ -275,9 +275,8 @@ func (m *meter) current() (*sim.Runtime, int64) {
 }
 
 // observe records that the simulation that started at started has done
-// share of its workload. Gains are summed between
-// observations, so a rollback seen as a fall of the share does not undo
-// the work done before it.
+// share of its workload. Gains are summed between observations, so a
+// rollback, seen as a fall of the share, does not undo the work before it.
 func (m *meter) observe(started int64, share float64) {
 	if started != m.seenStart {
 		m.seenStart, m.seenShare, m.gained = started, 0, 0
