@@ -26,8 +26,8 @@ type document struct {
 	ranks map[string]int // see rank; built on first use
 }
 
-// parseDocument parses text, reporting syntax errors with BurntSushi's
-// line.
+// parseDocument parses text, reporting syntax errors on the line
+// syntaxLine finds from BurntSushi's position.
 func parseDocument(src source, text string) (doc *document, err error) {
 	// BurntSushi skips a UTF-8 byte order mark; dropping it here keeps the
 	// byte offsets it reports in step with text.
