@@ -27,6 +27,8 @@ type cprParams struct {
 	Rebuild  bool               `toml:"rebuild"`      // after a restore from the buddy tier, copy the pieces that lost a copy again
 	// Middleware is the middleware's CPU time per application message at each end (MPI/FT)
 	Middleware scenarios.Duration `toml:"middleware_cpu"`
+	// Substep is the length of the time steps a handler stands for: a checkpoint cuts handlers there (0: at their end)
+	Substep scenarios.Duration `toml:"substep"`
 }
 
 type cprLevel struct {
@@ -155,7 +157,10 @@ func cprConfig(s *scenarios.Scenario) (cpr.Config, error) {
 	}
 	cfg := cpr.Config{Policy: p.Interval, Period: sim.Time(p.Period), Every: p.Every, NoDrain: !p.Drain,
 		MaxLive: int64(p.MaxLive), MaxWait: sim.Time(p.MaxWait), PlatformMTBF: PlatformMTBF(s), Image: int64(p.Image),
-		BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild, MiddlewareCPU: sim.Time(p.Middleware)}
+		BuddyOffset: int(p.Buddy), NoRebuild: !p.Rebuild, MiddlewareCPU: sim.Time(p.Middleware), Substep: sim.Time(p.Substep)}
+	if cfg.Policy == cpr.PolicyIterations && sec.Has("substep") {
+		return cpr.Config{}, sec.Errorf("substep", "checkpoints at iteration boundaries (interval \"iterations\") wait for no handler: substep cuts handlers for checkpoints at times")
+	}
 	var err error
 	if cfg.Levels, err = cprLevels(sec, p.Tier, p.Levels); err != nil {
 		return cpr.Config{}, err

@@ -68,6 +68,11 @@ func TestProtocolKeyErrors(t *testing.T) {
 		{"cpr rebuild without buddy", []string{`kind = "cpr"`, `tier = "disk"`, "rebuild = false"}, nil,
 			"keys.toml:12: protocol.rebuild: concerns the copies of the buddy tier, and no level is buddy"},
 		{"cpr rebuild off", []string{`kind = "cpr"`, `tier = "buddy"`, "rebuild = false"}, nil, ""},
+		// cpr: handlers cut for checkpoints at times only
+		{"cpr substep", []string{`kind = "cpr"`, `interval = "fixed"`, `period = "1s"`, `substep = "10ms"`}, nil, ""},
+		{"cpr substep with every", []string{`kind = "cpr"`, "every = 3", `substep = "10ms"`}, nil,
+			`keys.toml:12: protocol.substep: checkpoints at iteration boundaries (interval "iterations") wait for no handler`},
+		{"cpr substep negative", []string{`kind = "cpr"`, `substep = "-1s"`}, nil, "keys.toml:11: protocol.substep: "},
 		{"cpr buddy offset on a level", []string{`kind = "cpr"`, `levels = [{tier = "buddy", every = 1}, {tier = "pfs", every = 4}]`, "buddy_offset = 2"}, nil, ""},
 		{"mlog buddy offset", []string{`kind = "mlog"`, "buddy_offset = -1"}, nil,
 			"keys.toml:11: protocol.buddy_offset: must be ≥ 0, got -1"},

@@ -71,7 +71,8 @@ type searchProtocol struct {
 }
 
 // searchProtocols are variants of every protocol: the tiers and a
-// multi-level schedule of cpr, one without draining; dps with one or two
+// multi-level schedule of cpr, one without draining, two cutting handlers
+// (a substep of 1 ns: anywhere); dps with one or two
 // backups and without checkpoints; mlog's two restarts; abft (pida and dp
 // only) on spares or on the survivors; replication, with and without a
 // header, restarting from scratch or rolling back to checkpoints, with and
@@ -82,6 +83,8 @@ var searchProtocols = []searchProtocol{
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="memory"`, period}, nil},
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, "protocol.drain=false", period}, nil},
 	{"cpr", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, period}, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, `protocol.substep="1ns"`, period}, nil},
+	{"cpr", []string{`protocol.interval="fixed"`, `protocol.tier="pfs"`, "protocol.drain=false", `protocol.substep="1ns"`, period}, nil},
 	{"dps", []string{"protocol.every=5"}, nil},
 	{"dps", []string{"protocol.every=3", "protocol.backups=2"}, nil},
 	{"dps", []string{"protocol.every=0"}, nil},

@@ -7,6 +7,8 @@ type task struct {
 	obj  ObjID  // None for protocol work
 	gen  uint32 // the object's runGen when started
 	fn   func() // protocol work's continuation
+	// an object's handler: when it started and when it ends (cut.go)
+	start, end Time
 }
 
 // sysTask is protocol CPU work waiting for a core.
@@ -69,6 +71,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	o := &rt.objs[id]
 	c := &rt.ctx
 	c.self, c.node, c.start, c.elapsed = id, n, rt.eng.now, 0
+	c.sends, c.held = c.sends[:0], false
 	// running from before the handler's code: hooks called from inside it
 	// (OnSend) see the object busy
 	o.running = true
@@ -79,7 +82,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		rt.traceStart[id] = c.start
 	}
 	rt.inHandler = true
-	if o.needStart {
+	if o.cut != nil {
+		rt.resumeCut(o)
+	} else if o.needStart {
 		o.needStart = false
 		o.obj.Start(c)
 	} else {
@@ -95,8 +100,12 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	if c.elapsed == 0 {
 		rt.objectDone(id)
 	} else {
-		t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: id, gen: o.runGen})
+		t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: id, gen: o.runGen, start: c.start, end: c.start.plus(c.elapsed)})
 		rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
+		if rt.cutStep > 0 {
+			o.task, o.cuttable = t, !c.held
+			o.sends = append(o.sends[:0], c.sends...)
+		}
 	}
 	for len(rt.deferred) > 0 {
 		// two buffers in turn, so that deferring stays allocation-free
@@ -138,7 +147,7 @@ func (rt *Runtime) onCoreDone(ev Event) {
 func (rt *Runtime) objectDone(id ObjID) {
 	o := &rt.objs[id]
 	rt.nodes[o.runNode].busy--
-	o.running = false
+	o.running, o.task = false, -1
 	rt.running--
 	rt.setProgress(id, o.obj.Progress())
 	rt.proto.OnHandled(id)
@@ -155,7 +164,7 @@ func (rt *Runtime) objectDone(id ObjID) {
 // ready queues object id on its node if it has something to run.
 func (rt *Runtime) ready(id ObjID) {
 	o := &rt.objs[id]
-	if o.queued || o.running || o.lost || o.paused || (!o.needStart && o.inbox.len() == 0) {
+	if o.queued || o.running || o.lost || o.paused || (!o.needStart && o.cut == nil && o.inbox.len() == 0) {
 		return
 	}
 	o.queued = true

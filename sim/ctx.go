@@ -12,6 +12,10 @@ type Ctx struct {
 	node    NodeID
 	start   Time
 	elapsed Time
+	// under a Cutter: the handler's messages that leave after its start,
+	// and whether its protocol took one (the handler cannot be cut)
+	sends []*Message
+	held  bool
 }
 
 // Now is the task-local simulated time: task start plus compute charged so far.
@@ -52,7 +56,12 @@ func (c *Ctx) Send(dst ObjID, tag int32, size int64, payload []byte) {
 	m.Hdr.Inc = rt.objs[c.self].inc
 	rt.stats.AppMsgs++
 	rt.stats.AppBytes += size
-	if rt.proto.OnSend(m) {
-		rt.transmit(m)
+	if !rt.proto.OnSend(m) {
+		c.held = true
+		return
+	}
+	rt.transmit(m)
+	if rt.cutStep > 0 && m.SentAt > rt.eng.now {
+		c.sends = append(c.sends, m)
 	}
 }

@@ -224,7 +224,7 @@ func (rt *Runtime) lose(id ObjID) {
 	o := &rt.objs[id]
 	rt.abort(id)
 	o.lost, o.queued, o.migrating = true, false, false
-	o.idle = nil
+	o.idle, o.cut = nil, nil
 	rt.discardInbox(o)
 	rt.setProgress(id, 0)
 	if l, ok := rt.wl.(ProgressLinker); ok {

@@ -749,7 +749,7 @@ func TestRestoreTime(t *testing.T) {
 				for i, d := range c.after {
 					id := f.Objects[i]
 					restore := func() {
-						if err := rt.Restore(id, 0, []byte{0, 0}, nil, true); err != nil {
+						if err := rt.Restore(id, 0, Snap{State: []byte{0, 0}, Started: true}); err != nil {
 							t.Error(err)
 						}
 					}
@@ -827,7 +827,7 @@ func TestRecoveryEndsFromTheRestoredState(t *testing.T) {
 			p.onFail = func(Failure) {
 				rt.At(rt.Now()+c.after, func() {
 					for _, id := range c.restore {
-						if err := rt.Restore(id, 0, []byte{0, 0}, nil, false); err != nil {
+						if err := rt.Restore(id, 0, Snap{State: []byte{0, 0}}); err != nil {
 							t.Error(err)
 						}
 					}

@@ -29,10 +29,10 @@ func (p *rollbackProto) OnFailure(f Failure) {
 	if p.handled {
 		state, inbox = scriptState(1), []*Message{{Src: 1, Dst: 1, Tag: 8, To: 0}}
 	}
-	if err := rt.Restore(1, 0, state, inbox, true); err != nil {
+	if err := rt.Restore(1, 0, Snap{State: state, Inbox: inbox, Started: true}); err != nil {
 		rt.Abort(err.Error())
 	}
-	if err := rt.Restore(0, 0, scriptState(1), nil, true); err != nil {
+	if err := rt.Restore(0, 0, Snap{State: scriptState(1), Started: true}); err != nil {
 		rt.Abort(err.Error())
 	}
 	rt.At(rt.Now()+Millisecond, func() { rt.Deliver(&Message{Src: 1, Dst: 0, Tag: 9, To: 0}) })

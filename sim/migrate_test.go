@@ -162,11 +162,11 @@ func (p *startProto) Start() {
 			})
 			return
 		}
-		state, inbox, started, err := rt.Snapshot(2)
+		s, err := rt.Snapshot(2)
 		if err == nil {
-			err = rt.Restore(2, 0, state, inbox, started)
+			err = rt.Restore(2, 0, s)
 		}
-		p.started, p.err = started, err
+		p.started, p.err = s.Started, err
 	})
 }
 
@@ -338,12 +338,12 @@ func TestMigrateVoidAfterRestore(t *testing.T) {
 	var oks []bool
 	var restoreErr error
 	rt.At(99*Microsecond, func() {
-		state, inbox, started, err := rt.Snapshot(1)
+		s, err := rt.Snapshot(1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rt.Migrate(1, 2, func(ok bool) { oks = append(oks, ok) })
-		rt.At(100*Microsecond, func() { restoreErr = rt.Restore(1, 0, state, inbox, started) })
+		rt.At(100*Microsecond, func() { restoreErr = rt.Restore(1, 0, s) })
 	})
 	rt.Run()
 	if restoreErr != nil || !slices.Equal(oks, []bool{false}) || rt.NodeOf(1) != 0 {

@@ -75,6 +75,10 @@ func (rt *Runtime) departMsg(m *Message, ref int32) {
 // at delivery, and it must not hold the interface until then.
 func (rt *Runtime) onDepart(ev Event) {
 	m := rt.msgs.items[ev.J].m
+	if m.withdrawn { // a cut took it back (cut.go)
+		rt.msgs.take(int32(ev.J))
+		return
+	}
 	// a failure bumps the incarnation, and transmit took none from a failed node
 	dead := rt.links[m.From].inc != m.fromInc
 	if !dead && (m.Control || m.Epoch == rt.epoch) {
@@ -83,7 +87,7 @@ func (rt *Runtime) onDepart(ev Event) {
 	}
 	rt.msgs.take(int32(ev.J))
 	rt.stats.LostMsgs++
-	if !m.Control {
+	if !m.Control && m.Epoch == rt.epoch {
 		rt.inFlight--
 		rt.checkQuiet()
 	}
@@ -230,6 +234,9 @@ func (rt *Runtime) onArrive(ev Event) {
 // before it arrived, is lost.
 func (rt *Runtime) onDeliver(ev Event) {
 	m := rt.msgs.take(int32(ev.J)).m
+	if m.withdrawn { // a message within a node, taken back by a cut before it left
+		return
+	}
 	lost := rt.lostInTransit(m.From, m.To, m.fromInc, m.toInc, m.outEnd)
 	if m.Control {
 		if lost {
@@ -242,8 +249,12 @@ func (rt *Runtime) onDeliver(ev Event) {
 		rt.proto.OnControl(m)
 		return
 	}
+	if m.Epoch != rt.epoch {
+		rt.stats.LostMsgs++ // sent before a rollback: void (and no longer counted in flight)
+		return
+	}
 	rt.inFlight--
-	if lost || m.Epoch != rt.epoch {
+	if lost {
 		rt.stats.LostMsgs++
 		rt.checkQuiet()
 		return
@@ -368,7 +379,7 @@ func (rt *Runtime) onXferDeliver(ev Event) {
 func (rt *Runtime) InFlight() []*Message {
 	var out []*Message
 	for _, r := range rt.msgs.items { // freed slots are zero
-		if m := r.m; m != nil && !m.Control && m.Epoch == rt.epoch {
+		if m := r.m; m != nil && !m.Control && !m.withdrawn && m.Epoch == rt.epoch {
 			out = append(out, m)
 		}
 	}

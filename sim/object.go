@@ -115,7 +115,10 @@ type Message struct {
 	SentAt   Time   // when the sender handed it to the network
 
 	fromInc uint32 // the sender's incarnation at transmission
-	outEnd  Time   // when the last byte left the sender
+	// withdrawn: a cut took the message back before it left (cut.go); its
+	// departure, when it comes, sends nothing
+	withdrawn bool
+	outEnd    Time // when the last byte left the sender
 }
 
 // WireSize is the number of bytes the network carries for m.

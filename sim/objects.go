@@ -16,7 +16,15 @@ type objState struct {
 	migrating bool     // Migrate is moving it (Runtime.migrations says from where)
 	idle      []func() // called when the running handler ends
 	runNode   NodeID   // where the running handler runs
-	runGen    uint32   // bumped when a running handler is aborted: its completion is void
+	runGen    uint32   // bumped when a running handler is aborted or cut: its completion is void
+	// under a Cutter: the running handler's task slot (-1: none), whether
+	// it can be cut (its protocol let every message of it go as it was),
+	// the messages it sent that leave after its start, and what a cut left
+	// of it (nil: nothing)
+	task     int32
+	cuttable bool
+	sends    []*Message
+	cut      *CutTask
 }
 
 // abort cancels object id's running handler, if any, and frees its core: a
@@ -31,6 +39,7 @@ func (rt *Runtime) abort(id ObjID) {
 	}
 	o.running = false
 	o.runGen++
+	o.task = -1
 	rt.running--
 	if rt.links[o.runNode].state != nodeFailed {
 		rt.nodes[o.runNode].busy--
@@ -41,7 +50,7 @@ func (rt *Runtime) abort(id ObjID) {
 // dispatchable reports whether object o, placed on node at, can run on node n now.
 func (o *objState) dispatchable(at, n NodeID) bool {
 	return at == n && !o.running && !o.lost && !o.paused && !o.migrating &&
-		(o.needStart || o.inbox.len() > 0)
+		(o.needStart || o.cut != nil || o.inbox.len() > 0)
 }
 
 // Object returns the live object id (nil while it is lost).
@@ -129,7 +138,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	rt.placeVer++
 	o.inc++
 	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
-	o.needStart = true
+	o.needStart, o.cut = true, nil
 	rt.restoredProgress(id, o.obj.Progress())
 	rt.ready(id)
 	rt.kick(n)
@@ -139,40 +148,61 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 
 func (rt *Runtime) discardInbox(o *objState) { o.inbox.clear() }
 
-// Snapshot serialises object id: its state, the messages waiting in its
-// inbox (delivered, not yet handled) and whether its Start has run. An object
-// whose Start is still to run (its core was busy, or it was paused, since it
-// was created) is in its initial state, but it has not yet done what Start
-// does, such as sending its first messages: the snapshot must say so, for
-// Restore to run Start. The object must not be running.
-func (rt *Runtime) Snapshot(id ObjID) (state []byte, inbox []*Message, started bool, err error) {
+// Snap is an object as Snapshot takes it and Restore rebuilds it.
+type Snap struct {
+	State []byte     // Object.MarshalBinary
+	Inbox []*Message // delivered, not yet handled
+	// Started says whether its Start had run. An object whose Start is
+	// still to run (its core was busy, or it was paused, since it was
+	// created) is in its initial state, but it has not yet done what Start
+	// does, such as sending its first messages: Restore must run Start.
+	Started bool
+	// Cut is what a checkpoint's cut left of a handler (InterruptApp),
+	// nil if none: Restore runs it before the inbox.
+	Cut *CutTask
+}
+
+// WireSize is the bytes s's messages take: those waiting in the inbox and
+// those a cut handler has still to send. A checkpoint or a migration moves
+// them with the object's modeled state.
+func (s *Snap) WireSize() int64 {
+	n := s.Cut.wireSize()
+	for _, m := range s.Inbox {
+		n += m.WireSize()
+	}
+	return n
+}
+
+// Snapshot serialises object id. The object must not be running.
+func (rt *Runtime) Snapshot(id ObjID) (Snap, error) {
 	o := &rt.objs[id]
 	if o.lost {
-		return nil, nil, false, fmt.Errorf("snapshot of lost object %d", id)
+		return Snap{}, fmt.Errorf("snapshot of lost object %d", id)
 	}
 	if o.running {
-		return nil, nil, false, fmt.Errorf("snapshot of object %d while it runs", id)
+		return Snap{}, fmt.Errorf("snapshot of object %d while it runs", id)
 	}
-	state, err = o.obj.MarshalBinary()
+	state, err := o.obj.MarshalBinary()
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("object %d: %w", id, err)
+		return Snap{}, fmt.Errorf("object %d: %w", id, err)
 	}
+	s := Snap{State: state, Started: !o.needStart, Cut: o.cut.clone()}
 	for i := o.inbox.head; i < len(o.inbox.items); i++ {
-		inbox = append(inbox, o.inbox.items[i])
+		s.Inbox = append(s.Inbox, o.inbox.items[i])
 	}
-	return state, inbox, !o.needStart, nil
+	return s, nil
 }
 
 // ModeledSize is object id's modeled state size in bytes.
 func (rt *Runtime) ModeledSize(id ObjID) int64 { return rt.objs[id].obj.ModeledSize() }
 
-// Restore replaces object id by one rebuilt from state on node n, with the given
-// messages waiting in its inbox. Progress follows the restored state. Unless
-// started (a snapshot taken before the object's Start ran), Start runs
-// first, then the inbox.
-func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, started bool) error {
+// Restore replaces object id by one rebuilt from snapshot s on node n.
+// Progress follows the restored state (for a cut handler, the state before
+// it, until its rest has run). Unless s.Started, Start runs first; the rest
+// of a cut handler runs first; then the inbox.
+func (rt *Runtime) Restore(id ObjID, n NodeID, s Snap) error {
 	obj := rt.wl.NewObject(id)
-	if err := obj.UnmarshalBinary(state); err != nil {
+	if err := obj.UnmarshalBinary(s.State); err != nil {
 		return fmt.Errorf("restore object %d: %w", id, err)
 	}
 	o := &rt.objs[id]
@@ -182,12 +212,17 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, state []byte, inbox []*Message, s
 	rt.place[id] = n
 	rt.placeVer++
 	o.inc++
-	o.lost, o.migrating, o.needStart, o.queued = false, false, !started, false
+	o.lost, o.migrating, o.needStart, o.queued = false, false, !s.Started, false
 	o.paused = false // a restored object starts afresh; protocols pause it again if they need to
-	for _, m := range inbox {
+	for _, m := range s.Inbox {
 		o.inbox.push(m)
 	}
-	rt.restoredProgress(id, obj.Progress())
+	progress := obj.Progress()
+	if o.cut = s.Cut.clone(); o.cut != nil {
+		o.cut.restored = true
+		progress = o.cut.Progress
+	}
+	rt.restoredProgress(id, progress)
 	rt.ready(id)
 	rt.kick(n)
 	rt.placedOnFailed(id, n)
@@ -217,8 +252,14 @@ func (rt *Runtime) RestartAll() {
 // NewEpoch starts a new application epoch: every application message sent
 // before is dropped on arrival and every inbox is emptied. Coordinated rollback
 // uses it so that no message crosses the recovery line.
+//
+// The messages in flight then are void: dropped where they arrive, they no
+// longer count for WhenQuiet. (A handler sends its late messages when its
+// code runs, dated at its end: those of a handler the rollback aborts would
+// otherwise hold a drained checkpoint back until that end.)
 func (rt *Runtime) NewEpoch() {
 	rt.epoch++
+	rt.inFlight = 0
 	for i := range rt.objs {
 		rt.discardInbox(&rt.objs[i])
 	}
@@ -268,7 +309,7 @@ func (rt *Runtime) AppStuck() bool {
 	}
 	for i := range rt.objs {
 		o := &rt.objs[i]
-		if !o.lost && !o.paused && (o.needStart || o.inbox.len() > 0) {
+		if !o.lost && !o.paused && (o.needStart || o.cut != nil || o.inbox.len() > 0) {
 			return false
 		}
 	}
@@ -364,15 +405,12 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		return
 	}
 	src := rt.place[id]
-	state, inbox, started, err := rt.Snapshot(id)
+	snap, err := rt.Snapshot(id)
 	if err != nil {
 		done(false)
 		return
 	}
-	size := o.obj.ModeledSize()
-	for _, m := range inbox {
-		size += m.WireSize()
-	}
+	size := o.obj.ModeledSize() + snap.WireSize()
 	o.inbox.clear() // the waiting messages travel in the snapshot
 	o.migrating = true
 	rt.place[id] = dst
@@ -400,7 +438,8 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 		for o.inbox.len() > 0 {
 			extra = append(extra, o.inbox.pop())
 		}
-		if err := rt.Restore(id, dst, state, append(inbox, extra...), started); err != nil {
+		snap.Inbox = append(snap.Inbox, extra...)
+		if err := rt.Restore(id, dst, snap); err != nil {
 			done(false)
 			return
 		}

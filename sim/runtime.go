@@ -106,7 +106,9 @@ type Runtime struct {
 	restoredIn uint64
 
 	kArrive, kDeliver, kCoreDone, kFail, kDetect, kCall, kSpare, kRepair, kPFS, kDisk Kind
-	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect, kDepart                 Kind
+	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect, kDepart, kCut           Kind
+	// cutStep is the protocol's CutStep (cut.go), 0 if it cuts no handler
+	cutStep Time
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects
@@ -139,6 +141,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	rt.kGroupFail = e.NewKind("group-fail", rt.onGroupFail)
 	rt.kSuspect = e.NewKind("suspect", rt.onSuspect)
 	rt.kDepart = e.NewKind("depart", rt.onDepart)
+	rt.kCut = e.NewKind("cut", rt.onCut)
 	rt.setPrefetchers()
 
 	n := cfg.Nodes + cfg.Spares
@@ -169,6 +172,9 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	}
 
 	rt.objs = make([]objState, wl.NumObjects())
+	for i := range rt.objs {
+		rt.objs[i].task = -1
+	}
 	rt.place = make([]NodeID, len(rt.objs))
 	rt.total = wl.TotalProgress()
 	for _, f := range cfg.Planned {
@@ -248,6 +254,9 @@ func CheckDelay(key string, d Time) error {
 // is left to do, and returns the run's record.
 func (rt *Runtime) Run() Result {
 	rt.proto.Init(rt)
+	if c, ok := rt.proto.(Cutter); ok {
+		rt.cutStep = c.CutStep()
+	}
 	for _, n := range rt.slots {
 		rt.activate(n)
 	}

@@ -56,7 +56,7 @@ func TestTracedTasksEndWithTheirWork(t *testing.T) {
 		{"restore", nil, 0, func(rt *Runtime) {
 			rt.At(3000, func() {
 				state, _ := rt.Object(0).MarshalBinary()
-				if err := rt.Restore(0, 0, state, nil, false); err != nil {
+				if err := rt.Restore(0, 0, Snap{State: state}); err != nil {
 					t.Error(err)
 				}
 			})

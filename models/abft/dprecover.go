@@ -404,7 +404,7 @@ func (p *DPProtocol) restart(j sim.ObjID, n sim.NodeID, stage int, o Critical, s
 	p.target[j] = sim.None
 	p.rollback[j] = 0
 	p.captured[j] = stage
-	if err := rt.Restore(j, n, state, []*sim.Message{kick}, true); err != nil {
+	if err := rt.Restore(j, n, sim.Snap{State: state, Inbox: []*sim.Message{kick}, Started: true}); err != nil {
 		rt.Abort(fmt.Sprintf("abft: %v", err))
 		return
 	}

@@ -177,7 +177,7 @@ func (p *Protocol) install(w sim.ObjID, n sim.NodeID, c *copyFRI) {
 	}
 	p.live[w] = pr
 	cont := &sim.Message{Src: w, Dst: w, Tag: pidaCont, Epoch: rt.Epoch(), From: n, To: n}
-	if err := rt.Restore(w, n, state, []*sim.Message{cont}, true); err != nil {
+	if err := rt.Restore(w, n, sim.Snap{State: state, Inbox: []*sim.Message{cont}, Started: true}); err != nil {
 		rt.Abort(fmt.Sprintf("abft: %v", err))
 		return
 	}

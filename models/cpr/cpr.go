@@ -100,6 +100,13 @@ type Config struct {
 	// of the network's (MPI/FT's fault-free overhead without checkpoints,
 	// Table 5.4); 0 = none.
 	MiddlewareCPU sim.Time
+	// Substep is the length of the time steps the application's handlers
+	// stand for (a macro-step of a stencil is many sweeps): a checkpoint
+	// cuts each running handler at the end of its current time step
+	// (sim.Runtime.InterruptApp) instead of waiting for the handler to end,
+	// so that its interval is not rounded up to the handler's length. 0
+	// waits for the handlers.
+	Substep sim.Time
 }
 
 // HasTier reports whether a level writes to tier t.
@@ -175,12 +182,10 @@ type Protocol struct {
 // checkpoint is a committed (or in-progress) global checkpoint.
 type checkpoint struct {
 	n        int
-	boundary int64            // Iterations: the boundary it was taken at
-	states   [][]byte         // per object
-	inbox    [][]*sim.Message // per object: delivered-not-handled (+ in flight with NoDrain)
-	started  []bool           // per object: its Start had run
-	owner    []sim.NodeID     // node that wrote each object's piece
-	size     []int64          // per object: modeled bytes written (state, image, saved messages)
+	boundary int64        // Iterations: the boundary it was taken at
+	snaps    []sim.Snap   // per object (its inbox: delivered-not-handled, + in flight with NoDrain)
+	owner    []sim.NodeID // node that wrote each object's piece
+	size     []int64      // per object: modeled bytes written (state, image, saved messages)
 	bytes    map[sim.NodeID]int64
 	copies   map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
 }
@@ -251,8 +256,16 @@ func New(cfg Config) (*Protocol, error) {
 	if err := sim.CheckDelay("protocol.middleware_cpu", cfg.MiddlewareCPU); err != nil {
 		return nil, err
 	}
+	if err := sim.CheckDelay("protocol.substep", cfg.Substep); err != nil {
+		return nil, err
+	}
 	return &Protocol{cfg: cfg}, nil
 }
+
+var _ sim.Cutter = (*Protocol)(nil)
+
+// CutStep implements sim.Cutter: checkpoints cut handlers at Substep.
+func (p *Protocol) CutStep() sim.Time { return p.cfg.Substep }
 
 // Init prepares the node replacement and sets the middleware's cost.
 func (p *Protocol) Init(rt *sim.Runtime) {
@@ -484,7 +497,7 @@ func (p *Protocol) checkpoint() {
 	rt := p.RT
 	p.busy = true
 	gen := p.gen
-	rt.PauseApp()
+	rt.InterruptApp()
 	rt.WhenQuiet(!p.cfg.NoDrain, func() {
 		if gen != p.gen {
 			return
@@ -529,35 +542,43 @@ func (p *Protocol) checkpoint() {
 	})
 }
 
+// piece takes object id's share of checkpoint cp from writer w (id itself,
+// or its live replica): its snapshot, addressed to id, the node that writes
+// it and its modeled size.
+func (p *Protocol) piece(cp *checkpoint, id, w sim.ObjID) error {
+	rt := p.RT
+	s, err := rt.Snapshot(w)
+	if err != nil {
+		return err
+	}
+	if w != id {
+		s.Inbox = readdressed(s.Inbox, id)
+	}
+	cp.snaps[id], cp.owner[id] = s, rt.NodeOf(w)
+	cp.size[id] = rt.ModeledSize(w) + p.cfg.Image + s.WireSize()
+	return nil
+}
+
 // snapshot serialises every object (and, without drain, the messages in flight).
 func (p *Protocol) snapshot() (*checkpoint, error) {
 	rt := p.RT
 	n := rt.NumObjects()
-	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, states: make([][]byte, n), inbox: make([][]*sim.Message, n), started: make([]bool, n),
+	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, snaps: make([]sim.Snap, n),
 		owner: make([]sim.NodeID, n), size: make([]int64, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
 	written := make([]bool, n)
 	for i := 0; i < n; i++ {
 		id := sim.ObjID(i)
 		w := p.writer(id)
-		st, in, started, err := rt.Snapshot(w)
-		if err != nil {
+		if err := p.piece(cp, id, w); err != nil {
 			return nil, err
 		}
-		if w != id {
-			in = readdressed(in, id)
-		}
-		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(w)
 		written[i] = w == id
-		cp.size[i] = rt.ModeledSize(w) + p.cfg.Image
-		for _, m := range in {
-			cp.size[i] += m.WireSize()
-		}
 	}
 	if p.cfg.NoDrain {
 		fl := rt.InFlight()
 		sort.SliceStable(fl, func(a, b int) bool { return fl[a].SentAt < fl[b].SentAt })
 		for _, m := range fl {
-			cp.inbox[m.Dst] = append(cp.inbox[m.Dst], m)
+			cp.snaps[m.Dst].Inbox = append(cp.snaps[m.Dst].Inbox, m)
 			cp.size[m.Dst] += m.WireSize()
 		}
 	}

@@ -512,3 +512,45 @@ func TestRestoreCost(t *testing.T) {
 		})
 	}
 }
+
+// With a substep the checkpoints fall inside the steps, at the fixed
+// period, where without one they wait for the ends of the 100 ms steps: 19
+// checkpoints of about 25 ms (buddy tier) in the 1 s of work instead of 9,
+// and the fault-free makespan is still T plus the checkpoints' time plus
+// the 9 exchanges of 3 µs. A failure at 640 ms rolls back to the checkpoint cut at 575 ms
+// (committed at 600 ms): the work lost is the 40 ms since, not the step
+// begun at 500 ms, and the restored cut steps finish with the reference
+// answer (run checks it).
+func TestSubstepCheckpointsInsideSteps(t *testing.T) {
+	for _, tc := range []struct {
+		substep sim.Time
+		n       int
+	}{{0, 9}, {sim.Millisecond, 19}} {
+		t.Run(fmt.Sprint(tc.substep), func(t *testing.T) {
+			pc := Config{Policy: PolicyFixed, Period: 50 * sim.Millisecond, Levels: []Level{{Buddy, 1}}, Substep: tc.substep}
+			cfg := cluster()
+			ff, _ := run(t, cfg, job(t, 1000), pc)
+			if n, ct := ff.Stats.Checkpoints, ff.Stats.CheckpointTime; n != tc.n || ff.Makespan != sim.Second+ct+9*3*sim.Microsecond || ct < sim.Time(n)*25*sim.Millisecond {
+				t.Fatalf("%d checkpoints taking %v, makespan %v; want %d of at least 25 ms, and 1 s + their time + 27 µs", n, ct, ff.Makespan, tc.n)
+			}
+			cfg.SpareBoot = 50 * sim.Millisecond
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{{Node: 1, At: 640 * sim.Millisecond}}
+			res, p := run(t, cfg, job(t, 1000), pc)
+			if fmt.Sprint(p.RestoredFrom) != "[buddy]" {
+				t.Fatalf("restored from %v, want buddy", p.RestoredFrom)
+			}
+			if tc.substep == 0 {
+				return
+			}
+			// the failure costs the spare's boot, the restore (read and
+			// rebuild) and the work since the application resumed from the
+			// last checkpoint: after 8 periods of 50 ms and 8 checkpoints of
+			// 25.003 ms, 4 of them begun 3 µs late for an exchange to drain,
+			// at 600.036 ms
+			lost := res.Makespan - ff.Makespan - cfg.SpareBoot - p.RestoreTime[0]
+			if want := 640*sim.Millisecond - (8*(75*sim.Millisecond+3*sim.Microsecond) + 4*3*sim.Microsecond); lost != want {
+				t.Fatalf("lost %v, want %v", lost, want)
+			}
+		})
+	}
+}

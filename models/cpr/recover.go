@@ -89,7 +89,7 @@ func (p *Protocol) recover(gen int) {
 		from, to sim.NodeID
 	}
 	reads := map[route]int64{}
-	for i := range cp.states {
+	for i := range cp.snaps {
 		to := rt.NodeOf(sim.ObjID(i))
 		loc, _ := p.source(cp, tier, cp.owner[i], to)
 		reads[route{loc.holder, to}] += cp.size[i]
@@ -109,9 +109,9 @@ func (p *Protocol) recover(gen int) {
 			rt.Span(n, began, rt.Now(), "recovery")
 		}
 		p.RestoreTime = append(p.RestoreTime, rt.Now()-began)
-		for i := range cp.states {
+		for i, s := range cp.snaps {
 			id := sim.ObjID(i)
-			if err := rt.Restore(id, rt.NodeOf(id), cp.states[i], cp.inbox[i], cp.started[i]); err != nil {
+			if err := rt.Restore(id, rt.NodeOf(id), s); err != nil {
 				rt.Abort(fmt.Sprintf("restore: %v", err))
 				return
 			}
@@ -161,7 +161,7 @@ func (p *Protocol) recover(gen int) {
 // first left with a single copy.
 func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 	rt := p.RT
-	re := &checkpoint{n: cp.n, boundary: cp.boundary, states: cp.states, inbox: cp.inbox, started: cp.started, size: cp.size,
+	re := &checkpoint{n: cp.n, boundary: cp.boundary, snaps: cp.snaps, size: cp.size,
 		owner: make([]sim.NodeID, len(cp.owner)), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
 	was := map[sim.NodeID][]int{} // the objects of each piece of cp, by the node that wrote it
 	now := map[sim.NodeID][]int{} // and of each piece of the current placement

@@ -130,17 +130,8 @@ func (p *Protocol) rewrite(w *writeRun, n sim.NodeID) bool {
 		if wr == sim.None {
 			return false
 		}
-		st, in, started, err := rt.Snapshot(wr)
-		if err != nil {
+		if p.piece(cp, id, wr) != nil {
 			return false
-		}
-		if wr != id {
-			in = readdressed(in, id)
-		}
-		cp.states[i], cp.inbox[i], cp.started[i], cp.owner[i] = st, in, started, rt.NodeOf(wr)
-		cp.size[i] = rt.ModeledSize(wr) + p.cfg.Image
-		for _, m := range in {
-			cp.size[i] += m.WireSize()
 		}
 		if wr == id {
 			extra[cp.owner[i]] += cp.size[i]

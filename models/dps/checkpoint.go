@@ -186,14 +186,15 @@ func (p *Protocol) checkpoint(id sim.ObjID) {
 // false when the state did not serialise, which aborts the run.
 func (p *Protocol) takeState(id sim.ObjID) (ck *ckptData, inbox []*sim.Message, ok bool) {
 	rt := p.RT
-	state, inbox, started, err := rt.Snapshot(id)
+	s, err := rt.Snapshot(id)
 	if err != nil {
 		rt.Abort(err.Error())
 		return nil, nil, false
 	}
 	t := &p.th[id]
 	p.stamp++
-	ck = &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !started, state: state, size: rt.ModeledSize(id),
+	inbox = s.Inbox
+	ck = &ckptData{stamp: p.stamp, act: t.ord.act, count: t.ord.dispN, unstarted: !s.Started, state: s.State, size: rt.ModeledSize(id),
 		pst: t.pst.clone(), processed: t.processed.clone()}
 	if p.cfg.Audit {
 		ck.hist = slices.Clone(t.hist)

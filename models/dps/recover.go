@@ -317,7 +317,7 @@ func (p *Protocol) activate(id sim.ObjID, bk *backup, inFlight map[msgKey]bool) 
 	p.C.Recovered++
 	if ck.initial {
 		rt.Recreate(id, bk.node)
-	} else if err := rt.Restore(id, bk.node, ck.state, nil, !ck.unstarted); err != nil {
+	} else if err := rt.Restore(id, bk.node, sim.Snap{State: ck.state, Started: !ck.unstarted}); err != nil {
 		rt.Abort(err.Error())
 		return
 	}

@@ -243,11 +243,11 @@ func (r *ckptRun) TransferDone(tag int32, ok bool) {
 // checkpoints of objects pkg.
 func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, error) {
 	rt := p.RT
-	state, _, started, err := rt.Snapshot(o.id)
+	s, err := rt.Snapshot(o.id)
 	if err != nil {
 		return nil, err
 	}
-	ck := &objCkpt{id: o.id, gen: o.gen, node: n, unstarted: !started, state: state, tnProcessed: o.tnProcessed,
+	ck := &objCkpt{id: o.id, gen: o.gen, node: n, unstarted: !s.Started, state: s.State, tnProcessed: o.tnProcessed,
 		sn: make([]snCount, 0, o.sn.Len()), done: make([]doneSet, 0, o.done.Len()), senders: o.senders}
 	o.senders = nil
 	if len(ck.senders) > 0 { // room for as many senders as in the period ending

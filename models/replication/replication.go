@@ -484,25 +484,23 @@ func (p *Protocol) RestartReplicas(resume func()) {
 
 // restartCopy is the copy of a replica's twin that re-creates it.
 type restartCopy struct {
-	id      sim.ObjID
-	state   []byte
-	inbox   []*sim.Message // readdressed to id
-	started bool
-	size    int64 // modeled bytes: the state and the waiting messages
+	id   sim.ObjID
+	snap sim.Snap // its inbox readdressed to id (replicated handlers are never cut: OnSend takes their messages)
+	size int64    // modeled bytes: the state and the waiting messages
 }
 
 // copyOf copies replica twin's state and waiting messages for replica id.
 func (p *Protocol) copyOf(twin, id sim.ObjID) (restartCopy, error) {
 	rt := p.RT
-	state, in, started, err := rt.Snapshot(twin)
+	s, err := rt.Snapshot(twin)
 	if err != nil {
 		return restartCopy{}, err
 	}
-	c := restartCopy{id: id, state: state, inbox: make([]*sim.Message, len(in)), started: started, size: rt.ModeledSize(twin)}
-	for i, m := range in {
-		c.inbox[i] = m.Clone()
-		c.inbox[i].Dst = id
-		c.size += m.WireSize()
+	c := restartCopy{id: id, snap: s, size: rt.ModeledSize(twin) + s.WireSize()}
+	c.snap.Inbox = make([]*sim.Message, len(s.Inbox))
+	for i, m := range s.Inbox {
+		c.snap.Inbox[i] = m.Clone()
+		c.snap.Inbox[i].Dst = id
 	}
 	return c, nil
 }
@@ -516,7 +514,7 @@ func (p *Protocol) restore(c restartCopy) {
 	if rt.Lost(twin) || !rt.Alive(rt.NodeOf(id)) || !rt.Lost(id) {
 		return
 	}
-	if err := rt.Restore(id, rt.NodeOf(id), c.state, c.inbox, c.started); err != nil {
+	if err := rt.Restore(id, rt.NodeOf(id), c.snap); err != nil {
 		rt.Abort(fmt.Sprintf("restart replica: %v", err))
 		return
 	}

@@ -49,10 +49,11 @@ func (p *RoundTrip) OnHandled(id sim.ObjID) {
 func (p *RoundTrip) roundTrip(id sim.ObjID) {
 	rt := p.RT
 	t := p.T
-	state, inbox, started, err := rt.Snapshot(id)
+	snap, err := rt.Snapshot(id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	state := snap.State
 	live := rt.Object(id)
 	if p.Inspect != nil {
 		p.Inspect(id, live)
@@ -77,7 +78,7 @@ func (p *RoundTrip) roundTrip(id sim.ObjID) {
 			}
 		}
 	}
-	if err := rt.Restore(id, rt.NodeOf(id), state, inbox, started); err != nil {
+	if err := rt.Restore(id, rt.NodeOf(id), snap); err != nil {
 		t.Fatal(err)
 	}
 	p.Restores++

@@ -1,0 +1,160 @@
+package sim
+
+// Cutting a handler short for a checkpoint. A handler of a macro-step
+// workload stands for many of the application's time steps: a 5-minute
+// stencil sweep is three hundred 1-second ones, and the real code could
+// checkpoint between any two of them. A coordinated checkpoint that waited
+// for the whole handler would take its checkpoints only at handler ends,
+// so its interval would be rounded up to the macro-step (and Daly's
+// interval to buddy memory, a minute at exascale, could not be had with
+// macro-steps of five). InterruptApp pauses the application as PauseApp
+// does and cuts each running handler at the end of its current time step:
+// the core is freed, and what is left of the handler (its compute, and the
+// messages it sends that have not left yet) waits in the object's record
+// as a CutTask, taken into its snapshot and run, before anything else, when
+// the application resumes or the snapshot is restored.
+//
+// The handler's code has run when it started (that is how the runtime runs
+// handlers), so the state a cut leaves is the state after the handler, with
+// the rest of its time still to spend and its late messages still to send:
+// a consistent state, as the real application's between two of its time
+// steps is. Only handlers whose messages all went to the runtime as they
+// were (the protocol's OnSend returned true) can be cut: a protocol that
+// holds messages back, logs or duplicates them has acted on them already.
+
+// Cutter is implemented by a protocol whose checkpoints may cut handlers
+// short (InterruptApp). CutStep is the length of the application's time
+// steps, between which a cut falls; 0 means never cut. With a positive
+// step the runtime keeps, for each running handler, the messages it sent.
+type Cutter interface {
+	CutStep() Time
+}
+
+// CutTask is what a cut left of a handler: the compute still to spend, the
+// messages the handler sent that had not left yet, and the object's
+// progress before the handler, which counts until the rest has run.
+type CutTask struct {
+	Rest     Time
+	Sends    []PendingSend
+	Progress int64
+	restored bool // rebuilt by Restore: its sends are sent again, not for the first time
+}
+
+// PendingSend is a message of a cut handler that leaves After the rest of
+// the handler begins (its offset from the cut).
+type PendingSend struct {
+	Msg   *Message
+	After Time
+}
+
+// clone copies c with copies of its messages, so that a snapshot and the
+// live object (or two restores of one snapshot) never share a message the
+// network will date and address.
+func (c *CutTask) clone() *CutTask {
+	if c == nil {
+		return nil
+	}
+	d := &CutTask{Rest: c.Rest, Progress: c.Progress, Sends: make([]PendingSend, len(c.Sends)), restored: c.restored}
+	for i, s := range c.Sends {
+		d.Sends[i] = PendingSend{Msg: s.Msg.Clone(), After: s.After}
+	}
+	return d
+}
+
+// wireSize is the bytes of the messages c still has to send.
+func (c *CutTask) wireSize() int64 {
+	var n int64
+	if c != nil {
+		for _, s := range c.Sends {
+			n += s.Msg.WireSize()
+		}
+	}
+	return n
+}
+
+// InterruptApp pauses the application as PauseApp does and, under a
+// protocol whose CutStep is positive, cuts each running handler that can
+// be cut at the end of its current time step (counted from the handler's
+// start), unless the handler ends first. WhenQuiet then sees the cut
+// handlers as idle.
+func (rt *Runtime) InterruptApp() {
+	rt.PauseApp()
+	if rt.cutStep <= 0 {
+		return
+	}
+	for i := range rt.objs {
+		if o := &rt.objs[i]; o.running && o.task >= 0 && o.cuttable {
+			t := &rt.tasks.items[o.task]
+			at := t.start + (rt.eng.now-t.start+rt.cutStep-1)/rt.cutStep*rt.cutStep
+			if at < t.end {
+				rt.eng.Schedule(at, rt.kCut, int32(i), int64(o.runGen))
+			}
+		}
+	}
+}
+
+// onCut cuts object ev.I's handler, still the one running (runGen ev.J),
+// if the application is still paused.
+func (rt *Runtime) onCut(ev Event) {
+	id := ObjID(ev.I)
+	o := &rt.objs[id]
+	if !rt.appPaused || !o.running || o.runGen != uint32(ev.J) {
+		return
+	}
+	now := rt.eng.now
+	t := &rt.tasks.items[o.task]
+	c := &CutTask{Rest: t.end - now, Progress: o.progress}
+	for _, m := range o.sends {
+		if m.SentAt > now { // not left yet: it leaves with the rest
+			m.withdrawn = true
+			if !m.Control && m.Epoch == rt.epoch {
+				rt.inFlight--
+			}
+			c.Sends = append(c.Sends, PendingSend{Msg: m, After: m.SentAt - now})
+		}
+	}
+	o.sends = o.sends[:0]
+	if rt.tracer != nil {
+		rt.traceCompute(id, now)
+	}
+	o.cut = c
+	o.task = -1
+	o.running = false
+	o.runGen++ // its completion event is void
+	rt.running--
+	rt.nodes[o.runNode].busy--
+	if fns := o.idle; len(fns) > 0 {
+		o.idle = nil
+		for _, fn := range fns {
+			fn()
+		}
+	}
+	rt.checkQuiet()
+	rt.kick(o.runNode)
+}
+
+// resumeCut starts the rest of object id's cut handler in ctx: its compute
+// is charged, and its messages are sent again, as copies (the withdrawn
+// ones may still sit in the network's table until their old departure),
+// at their offsets from now.
+func (rt *Runtime) resumeCut(o *objState) {
+	c := &rt.ctx
+	cut := o.cut
+	o.cut = nil
+	c.elapsed = cut.Rest
+	for _, s := range cut.Sends {
+		m := s.Msg.Clone()
+		m.withdrawn = false
+		m.From, m.Hdr.Inc = c.node, o.inc // the object may have been restored elsewhere since
+		m.SentAt = rt.eng.now + s.After
+		m.Epoch = rt.epoch // part of the restored state, not of a void epoch
+		if cut.restored {  // re-executed, as a restored handler's sends are
+			rt.stats.AppMsgs++
+			rt.stats.AppBytes += m.Size
+		}
+		rt.transmit(m)
+		if m.SentAt > rt.eng.now {
+			c.sends = append(c.sends, m)
+		}
+	}
+}

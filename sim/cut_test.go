@@ -1,0 +1,155 @@
+package sim
+
+import "testing"
+
+// cutProto is a Cutter whose test script acts at given times.
+type cutProto struct {
+	BaseProtocol
+	step Time
+	take bool // OnSend takes every message (and transmits it itself)
+}
+
+func (p *cutProto) CutStep() Time { return p.step }
+
+func (p *cutProto) OnSend(m *Message) bool {
+	if p.take {
+		p.RT.Transmit(m)
+		return false
+	}
+	return true
+}
+
+// cutRun runs object 0's one handler, 10 s of compute then a 1,000-byte
+// message to object 1, under a cutProto interrupting the application at
+// 3.5 s (or at). It returns the runtime, the time the drained cut was
+// quiet, object 0's snapshot then, and when object 1 got the message.
+// script runs at the quiet moment (it resumes the application by default,
+// a second later).
+func cutRun(t *testing.T, p *cutProto, at Time, script func(rt *Runtime, s Snap)) (rt *Runtime, quietAt Time, snap Snap, gotAt Time) {
+	t.Helper()
+	var log []recv
+	wl := &scriptWL{n: 2, total: 1, log: &log, start: only0(func(c *Ctx) {
+		c.Compute(10e9) // 10 s at 1 Gop/s
+		c.Send(1, 1, 1000, nil)
+	})}
+	rt, err := New(testConfig(2), wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.At(at, func() {
+		rt.InterruptApp()
+		rt.WhenQuiet(true, func() {
+			quietAt = rt.Now()
+			var err error
+			if snap, err = rt.Snapshot(0); err != nil {
+				t.Fatal(err)
+			}
+			if script != nil {
+				script(rt, snap)
+				return
+			}
+			rt.At(rt.Now()+Second, rt.ResumeApp)
+		})
+	})
+	if res := rt.Run(); !res.Finished {
+		t.Fatalf("run unfinished: %+v", res)
+	}
+	if len(log) != 1 {
+		t.Fatalf("object 1 got %d messages, want 1: %v", len(log), log)
+	}
+	return rt, quietAt, snap, log[0].at
+}
+
+// wire is the time a 1,000-byte message takes between two nodes of
+// testConfig: 2 µs of latency, 1 µs on each interface.
+const wire = 3 * Microsecond
+
+func TestInterruptCutsAtTheNextStep(t *testing.T) {
+	_, quiet, snap, got := cutRun(t, &cutProto{step: Second}, 3500*Millisecond, nil)
+	if quiet != 4*Second {
+		t.Errorf("quiet at %v, want 4s: the handler cut at the end of its fourth 1 s step", quiet)
+	}
+	c := snap.Cut
+	if c == nil || c.Rest != 6*Second || len(c.Sends) != 1 || c.Sends[0].After != 6*Second || c.Progress != 0 {
+		t.Fatalf("snapshot's cut %+v, want 6 s of rest and the message 6 s after it begins", c)
+	}
+	if w := snap.WireSize(); w != 1000 {
+		t.Errorf("snapshot's messages take %d bytes, want the pending message's 1000", w)
+	}
+	// resumed at 5 s: 6 s of rest, then the message
+	if want := 11*Second + wire; got != want {
+		t.Errorf("message handled at %v, want %v", got, want)
+	}
+}
+
+func TestInterruptWithoutCuts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    *cutProto
+		at   Time
+	}{
+		{"no step", &cutProto{}, 3500 * Millisecond},
+		{"the protocol takes the messages", &cutProto{step: Second, take: true}, 3500 * Millisecond},
+		{"the handler ends before the next step", &cutProto{step: 3 * Second}, 9500 * Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, quiet, snap, got := cutRun(t, tc.p, tc.at, nil)
+			// the handler ends at 10 s, its message is delivered (drained) 3 µs later
+			if quiet != 10*Second+wire || snap.Cut != nil {
+				t.Errorf("quiet at %v with cut %+v, want %v and none", quiet, snap.Cut, 10*Second+wire)
+			}
+			if want := 11*Second + wire; got != want {
+				t.Errorf("message handled at %v, want %v (at the resumption)", got, want)
+			}
+		})
+	}
+}
+
+// A rollback to the cut: the rest runs again from the restore, and its
+// message is sent again (counted again); the copy the aborted rest had
+// sent, dated at its end, is void and no longer counts as in flight.
+func TestRestoreOfACutHandler(t *testing.T) {
+	var quietAgain Time
+	rt, _, _, got := cutRun(t, &cutProto{step: Second}, 3500*Millisecond, func(rt *Runtime, s Snap) {
+		rt.At(5*Second, rt.ResumeApp)
+		rt.At(6*Second, func() {
+			rt.PauseApp()
+			rt.NewEpoch()
+			if err := rt.Restore(0, 0, s); err != nil {
+				t.Fatal(err)
+			}
+			if p, _ := rt.Progress(); p != 0 {
+				t.Errorf("progress %d after the restore, want 0: the cut handler's step counts once its rest has run", p)
+			}
+			rt.WhenQuiet(true, func() { quietAgain = rt.Now() })
+			rt.ResumeApp()
+		})
+	})
+	if quietAgain != 6*Second {
+		t.Errorf("quiet again at %v, want 6s: the aborted rest's message is void", quietAgain)
+	}
+	if want := 12*Second + wire; got != want {
+		t.Errorf("message handled at %v, want %v: 6 s of rest from the restore at 6 s", got, want)
+	}
+	if st := rt.Stats(); st.AppMsgs != 2 || st.LostMsgs != 1 {
+		t.Errorf("%d application messages, %d lost; want 2 (the restored rest sends again) and 1 (the void copy)", st.AppMsgs, st.LostMsgs)
+	}
+}
+
+// A cut object migrates with its rest, which then runs on the new node.
+func TestMigrateACutHandler(t *testing.T) {
+	_, _, _, got := cutRun(t, &cutProto{step: Second}, 3500*Millisecond, func(rt *Runtime, s Snap) {
+		rt.Migrate(0, 1, func(ok bool) {
+			if !ok {
+				t.Error("migration failed")
+			}
+			rt.ResumeApp()
+		})
+	})
+	// state (1000 B) and the pending message (1000 B) leave at 4 s: 2 µs of
+	// latency, 2 µs on each interface; then 6 s of rest on node 1, and the
+	// message stays on its node
+	if want := 4*Second + 4*Microsecond + 6*Second; got != want {
+		t.Errorf("message handled at %v, want %v", got, want)
+	}
+}
