@@ -23,6 +23,11 @@ type Params struct {
 	ModeledNX     int64   `toml:"modeled_nx"`      // modeled problem size; 0 = the real size
 	ModeledNY     int64   `toml:"modeled_ny"`
 	ModeledNZ     int64   `toml:"modeled_nz"`
+	// Reduce adds a global sum of every iterate (a residual norm, a
+	// time-step size), over a binary tree of the blocks, that the next
+	// sweep waits for: a delay anywhere then holds every block back at the
+	// next iteration, as in a code that reduces every time step.
+	Reduce bool `toml:"reduce"`
 }
 
 // DefaultParams is a 48³ interior relaxed for 50 sweeps, one block per node.
@@ -47,6 +52,7 @@ type Workload struct {
 	refDigest  string
 	refAnswer  string
 	sx, sy, sz float64 // modeled points per real point, each axis
+	refSums    uint64  // with Reduce: sumsDigest of the reference's global sums
 }
 
 // New builds the workload for a cluster of nodes nodes. resolve is unused
@@ -86,7 +92,11 @@ func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	}
 	w.initial = NewGrid3(int(p.NX), int(p.NY), int(p.NZ), uint64(p.Seed))
 	ref := NewGrid3(int(p.NX), int(p.NY), int(p.NZ), uint64(p.Seed))
-	ref.Run(int(p.Iterations))
+	if p.Reduce {
+		w.refSums = w.referenceSums(ref)
+	} else {
+		ref.Run(int(p.Iterations))
+	}
 	w.refDigest = ref.Digest()
 	w.refAnswer = formatSum(ref.Sum())
 	return w, nil
@@ -184,6 +194,8 @@ const (
 	// dirSelf is the message a lone block (the only one) sends itself to
 	// advance one iteration: every step is a message handler.
 	dirSelf
+	// dirReduce marks the messages of the global sum (Params.Reduce).
+	dirReduce
 )
 
 // NewObject implements sim.Workload: block id in its initial state. Blocks
@@ -255,6 +267,16 @@ func (w *Workload) Check(objs []sim.Object) sim.Outcome {
 	out.OK = out.OK && out.Answer == w.refAnswer
 	if !out.OK {
 		out.Detail = fmt.Sprintf("digest %s sum %s, reference %s sum %s", d, out.Answer, w.refDigest, w.refAnswer)
+		return out
+	}
+	if w.p.Reduce {
+		for _, o := range objs {
+			if b := o.(*block); b.sums != w.refSums {
+				out.OK = false
+				out.Detail = fmt.Sprintf("block %d saw global sums of digest %016x, the reference's are %016x", b.id, b.sums, w.refSums)
+				break
+			}
+		}
 	}
 	return out
 }
@@ -274,14 +296,19 @@ type block struct {
 	u          []float64 // the current iterate, padded, x fastest
 	pend       []pending // by increasing iteration, all ≥ iter
 	next       []float64 // scratch for the next iterate, not state
+	// sums digests the global sums of the iterates swept from so far
+	// (Params.Reduce), in order
+	sums uint64
 }
 
 // pending holds what arrived for one iteration: a face payload per
-// direction (bit d of got set when it is there).
+// direction (bit d of got set when it is there), and with Params.Reduce
+// the iteration's share of the global sum.
 type pending struct {
 	iter  int64
 	got   uint8
 	faces [6][]byte
+	red   reduction
 }
 
 // neighbour returns the block in direction d, or false on the grid's boundary.
@@ -391,21 +418,28 @@ func (b *block) sendFaces(c *sim.Ctx) {
 	}
 }
 
-// Start sends the faces of the initial iterate.
+// Start sends the faces of the initial iterate (and adds it to its global sum).
 func (b *block) Start(c *sim.Ctx) {
 	if b.iter < b.w.p.Iterations {
 		b.sendFaces(c)
+		b.contribute(c)
 	}
 }
 
-// Handle files a face (or the lone block's tick) under its iteration and
-// computes every iteration whose faces are all there: after a neighbour ran
-// ahead, that can be more than one.
+// Handle files a face (or the lone block's tick, or a share of a global
+// sum) under its iteration and computes what it can.
 func (b *block) Handle(c *sim.Ctx, m *sim.Message) {
 	if m.Tag < 0 {
 		return
 	}
 	it, d := int64(m.Tag>>3), int(m.Tag&7)
+	if d == dirReduce {
+		if b.w.p.Reduce && it >= b.iter && it < b.w.p.Iterations {
+			b.reduceMsg(c, m, it)
+			b.advance(c)
+		}
+		return
+	}
 	// Faces of a past iteration are duplicates a protocol re-sent; faces in
 	// the wrong place or of the wrong size are not ours to use.
 	if it < b.iter || it >= b.w.p.Iterations || b.expect&(1<<d) == 0 {
@@ -419,7 +453,14 @@ func (b *block) Handle(c *sim.Ctx, m *sim.Message) {
 	if d != dirSelf {
 		p.faces[d] = m.Payload
 	}
-	for len(b.pend) > 0 && b.pend[0].iter == b.iter && b.pend[0].got == b.expect {
+	b.advance(c)
+}
+
+// advance computes every iteration whose faces (and, with Params.Reduce,
+// the global sum of whose iterate) are all there: after a neighbour ran
+// ahead, that can be more than one.
+func (b *block) advance(c *sim.Ctx) {
+	for len(b.pend) > 0 && b.pend[0].iter == b.iter && b.pend[0].got == b.expect && (!b.w.p.Reduce || b.pend[0].red.has(redTotal)) {
 		b.step(c)
 	}
 }
@@ -447,6 +488,9 @@ func (b *block) step(c *sim.Ctx) {
 		if p.got&(1<<d) != 0 {
 			b.decodeFace(d, p.faces[d])
 		}
+	}
+	if b.w.p.Reduce {
+		b.sums = mixSum(b.sums, p.red.total)
 	}
 	// Shift the later iterations down and clear the freed slot, so that no
 	// payload stays referenced from beyond the slice's length.
@@ -481,6 +525,7 @@ func (b *block) step(c *sim.Ctx) {
 	c.Compute(float64(b.cx*b.cy*b.cz) * w.sx * w.sy * w.sz * w.p.PointOps)
 	if b.iter < w.p.Iterations {
 		b.sendFaces(c)
+		b.contribute(c)
 	}
 }
 
@@ -503,18 +548,23 @@ func (b *block) ModeledSize() int64 {
 }
 
 // MarshalBinary encodes the iteration, the interior of the block and every
-// face buffered for a later iteration. The boundary layer is not state: it is
-// either fixed or refilled from faces before each sweep.
+// face buffered for a later iteration; with Params.Reduce, the digest of the
+// global sums and each buffered iteration's share of its sum. The boundary
+// layer is not state: it is either fixed or refilled from faces before
+// each sweep.
 func (b *block) MarshalBinary() ([]byte, error) {
-	size := 10 + 8*b.cx*b.cy*b.cz + 10
+	size := 10 + 8 + 8*b.cx*b.cy*b.cz + 10
 	for i := range b.pend {
-		size += 11
+		size += 11 + 1 + 4*8
 		for d := xMinus; d <= zPlus; d++ {
 			size += 10 + len(b.pend[i].faces[d])
 		}
 	}
 	out := make([]byte, 0, size)
 	out = binary.AppendUvarint(out, uint64(b.iter))
+	if b.w.p.Reduce {
+		out = binary.LittleEndian.AppendUint64(out, b.sums)
+	}
 	for k := 1; k <= b.cz; k++ {
 		for j := 1; j <= b.cy; j++ {
 			at := (k*b.ly+j)*b.lx + 1
@@ -533,6 +583,9 @@ func (b *block) MarshalBinary() ([]byte, error) {
 				out = append(out, p.faces[d]...) // length known from the geometry
 			}
 		}
+		if b.w.p.Reduce {
+			out = p.red.appendTo(out)
+		}
 	}
 	return out, nil
 }
@@ -548,6 +601,13 @@ func (b *block) UnmarshalBinary(data []byte) error {
 		return bad("iteration")
 	}
 	data = data[n:]
+	var sums uint64
+	if b.w.p.Reduce {
+		if len(data) < 8 {
+			return bad("digest of the global sums")
+		}
+		sums, data = binary.LittleEndian.Uint64(data), data[8:]
+	}
 	if len(data) < 8*b.cx*b.cy*b.cz {
 		return bad("block values")
 	}
@@ -570,7 +630,7 @@ func (b *block) UnmarshalBinary(data []byte) error {
 		last = int64(pi)
 		p := pending{iter: int64(pi), got: data[n]}
 		data = data[n+1:]
-		if p.got&^b.expect != 0 || p.got == 0 {
+		if p.got&^b.expect != 0 || (p.got == 0 && !b.w.p.Reduce) {
 			return bad("buffered directions")
 		}
 		for d := xMinus; d <= zPlus; d++ {
@@ -583,6 +643,12 @@ func (b *block) UnmarshalBinary(data []byte) error {
 			}
 			p.faces[d] = append([]byte(nil), data[:l]...)
 			data = data[l:]
+		}
+		if b.w.p.Reduce {
+			var ok bool
+			if data, ok = p.red.read(data, b.w.children(b.id)); !ok || (p.got == 0 && p.red.flags == 0) {
+				return bad("buffered share of a global sum")
+			}
 		}
 		pend = append(pend, p)
 	}
@@ -598,6 +664,6 @@ func (b *block) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
-	b.iter, b.pend = int64(it), pend
+	b.iter, b.pend, b.sums = int64(it), pend, sums
 	return nil
 }

@@ -250,3 +250,130 @@ func TestParamErrors(t *testing.T) {
 		}
 	}
 }
+
+// With the global sum every decomposition still ends with the reference's
+// values, and every block saw the reference's sums (Check compares their
+// digests).
+func TestReduceMatchesReference(t *testing.T) {
+	for _, c := range []struct {
+		blocks  []int64
+		perNode int64
+		nodes   int
+	}{
+		{[]int64{1, 1, 1}, 1, 1}, // the root alone
+		{[]int64{2, 1, 1}, 1, 2}, // a root and one child
+		{[]int64{3, 2, 1}, 1, 3}, // uneven blocks, a tree of three levels
+		{[]int64{2, 2, 2}, 1, 4},
+		{nil, 3, 4}, // three blocks per node
+	} {
+		t.Run(fmt.Sprintf("%v-bpn%d-n%d", c.blocks, c.perNode, c.nodes), func(t *testing.T) {
+			p := DefaultParams()
+			p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.BlocksPerNode, p.Reduce = 7, 6, 5, 6, c.blocks, c.perNode, true
+			res := run(t, p, c.nodes, sim.DefaultConfig(), &sim.BaseProtocol{})
+			if !res.Outcome.OK {
+				t.Fatalf("outcome %+v", res.Outcome)
+			}
+		})
+	}
+}
+
+// Two blocks on two nodes (TestMakespanByHand's first case) with the global
+// sum: after each sweep block 1 sends its face (13 ns on the interface) and
+// its sum (1 ns), which reaches block 0 1,000 ns later; block 0 sends the
+// total back down (1,001 ns), and block 1 sweeps again (256 ns). Block 0
+// waits for block 1's sum each iteration, so block 1 ends last.
+func TestReduceMakespanByHand(t *testing.T) {
+	p := DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 4, 4, 4, 3, []int64{2, 1, 1}, true
+	res := run(t, p, 2, sim.DefaultConfig(), &sim.BaseProtocol{})
+	if want := sim.Time(3 * (13 + 1 + 1000 + 1001 + 256)); !res.Outcome.OK || res.Makespan != want {
+		t.Fatalf("makespan %d ns, want %d; outcome %+v", res.Makespan, want, res.Outcome)
+	}
+}
+
+// A block restored after every handler keeps its shares of the sums in
+// flight, and the run still ends with the reference's values and sums.
+func TestReduceRestoreAfterEveryHandler(t *testing.T) {
+	p := DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 9, 4, 4, 12, []int64{4, 1, 1}, true
+	shares := 0 // round trips of a block holding part of a sum
+	proto := &simtest.RoundTrip{T: t, Inspect: func(_ sim.ObjID, o sim.Object) {
+		for _, q := range o.(*block).pend {
+			if q.red.flags != 0 {
+				shares++
+			}
+		}
+	}}
+	res := run(t, p, 2, sim.DefaultConfig(), proto)
+	if !res.Outcome.OK || proto.Restores == 0 || shares == 0 {
+		t.Fatalf("outcome %+v, restores %d, holding shares %d", res.Outcome, proto.Restores, shares)
+	}
+}
+
+// A wrong global sum is caught even when the values are right.
+func TestReduceCheckCatchesAWrongSum(t *testing.T) {
+	p := DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 4, 4, 4, 3, []int64{2, 1, 1}, true
+	w, err := New(p, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := []sim.Object{w.NewObject(0), w.NewObject(1)}
+	for _, o := range objs {
+		b := o.(*block)
+		g := NewGrid3(4, 4, 4, uint64(p.Seed))
+		g.Run(3)
+		for k := 1; k <= b.cz; k++ {
+			for j := 1; j <= b.cy; j++ {
+				at := g.Index(b.x0+1, b.y0+j, b.z0+k)
+				copy(b.u[(k*b.ly+j)*b.lx+1:], g.U[at:at+b.cx])
+			}
+		}
+		b.iter, b.sums = 3, w.refSums
+	}
+	if out := w.Check(objs); !out.OK {
+		t.Fatalf("the reference's state rejected: %+v", out)
+	}
+	objs[1].(*block).sums ^= 1
+	if out := w.Check(objs); out.OK || !strings.Contains(out.Detail, "global sums") {
+		t.Fatalf("a wrong digest of sums accepted: %+v", out)
+	}
+}
+
+// The shares of a sum survive a round trip of the state; a share a block
+// cannot hold is rejected.
+func TestReduceStateRoundTrip(t *testing.T) {
+	p := DefaultParams()
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 6, 5, 4, 10, []int64{2, 2, 2}, true
+	w, err := New(p, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := w.NewObject(1).(*block) // children 3 and 4, parent 0
+	b.iter, b.sums = 3, 0xfeed
+	b.pend = []pending{
+		{iter: 3, red: reduction{flags: redOwn | redKid | redKid<<1 | redSent | redTotal, own: 1.5, kids: [2]float64{2.5, 3.5}, total: 9}},
+		{iter: 4, got: 1 << xMinus, faces: [6][]byte{xMinus: bytes.Repeat([]byte{2}, 8*b.facePoints[xMinus])}, red: reduction{flags: redKid << 1, kids: [2]float64{0, 4.25}}},
+	}
+	data, err := b.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.NewObject(1).(*block)
+	if err := r.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := r.MarshalBinary(); !bytes.Equal(data, again) || r.sums != 0xfeed || r.pend[0].red != b.pend[0].red || r.pend[1].red != b.pend[1].red {
+		t.Fatalf("round trip changed the state: %+v", r.pend)
+	}
+	for cut := 0; cut < len(data); cut += 5 {
+		if err := w.NewObject(1).UnmarshalBinary(data[:cut]); err == nil {
+			t.Fatalf("state truncated to %d of %d bytes accepted", cut, len(data))
+		}
+	}
+	// block 5, of block 1's shape and with its x− neighbour, has no
+	// children: its children's shares are not its to hold
+	if err := w.NewObject(5).UnmarshalBinary(data); err == nil || !strings.Contains(err.Error(), "share of a global sum") {
+		t.Errorf("block 1's shares accepted by block 5: %v", err)
+	}
+}
