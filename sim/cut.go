@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Cutting a handler short for a checkpoint. A handler of a macro-step
 // workload stands for many of the application's time steps: a 5-minute
 // stencil sweep is three hundred 1-second ones, and the real code could
@@ -47,17 +49,31 @@ type PendingSend struct {
 	After Time
 }
 
-// clone copies c with copies of its messages, so that a snapshot and the
-// live object (or two restores of one snapshot) never share a message the
-// network will date and address.
+// clone copies c for a snapshot. The copy shares the messages, which the
+// live object may still send: what the network sets on a message it sends
+// (its node, time, epoch and addresses) resumeCut and transmit set again,
+// and what a snapshot needs of it (its object endpoints, tag, size and
+// payload) nothing changes. Restore takes copies (restoredClone).
 func (c *CutTask) clone() *CutTask {
 	if c == nil {
 		return nil
 	}
-	d := &CutTask{Rest: c.Rest, Progress: c.Progress, Sends: make([]PendingSend, len(c.Sends)), restored: c.restored}
-	for i, s := range c.Sends {
-		d.Sends[i] = PendingSend{Msg: s.Msg.Clone(), After: s.After}
+	d := *c
+	d.Sends = slices.Clone(c.Sends)
+	return &d
+}
+
+// restoredClone copies c, its messages too, for Restore: two restores of
+// one snapshot must not send the same message.
+func (c *CutTask) restoredClone() *CutTask {
+	if c == nil {
+		return nil
 	}
+	d := c.clone()
+	for i := range d.Sends {
+		d.Sends[i].Msg = d.Sends[i].Msg.Clone()
+	}
+	d.restored = true
 	return d
 }
 
@@ -106,7 +122,7 @@ func (rt *Runtime) onCut(ev Event) {
 	c := &CutTask{Rest: t.end - now, Progress: o.progress}
 	for _, m := range o.sends {
 		if m.SentAt > now { // not left yet: it leaves with the rest
-			m.withdrawn = true
+			rt.msgs.items[m.ref].m = nil // its departure sends nothing
 			if !m.Control && m.Epoch == rt.epoch {
 				rt.inFlight--
 			}
@@ -134,17 +150,14 @@ func (rt *Runtime) onCut(ev Event) {
 }
 
 // resumeCut starts the rest of object id's cut handler in ctx: its compute
-// is charged, and its messages are sent again, as copies (the withdrawn
-// ones may still sit in the network's table until their old departure),
-// at their offsets from now.
+// is charged, and its messages are sent again at their offsets from now.
 func (rt *Runtime) resumeCut(o *objState) {
 	c := &rt.ctx
 	cut := o.cut
 	o.cut = nil
 	c.elapsed = cut.Rest
 	for _, s := range cut.Sends {
-		m := s.Msg.Clone()
-		m.withdrawn = false
+		m := s.Msg
 		m.From, m.Hdr.Inc = c.node, o.inc // the object may have been restored elsewhere since
 		m.SentAt = rt.eng.now + s.After
 		m.Epoch = rt.epoch // part of the restored state, not of a void epoch

@@ -49,6 +49,7 @@ func (rt *Runtime) transmit(m *Message) {
 	m.fromInc = from.inc
 	m.toInc = rt.links[m.To].inc
 	ref := rt.msgs.put(inFlightMsg{m: m, toInc: m.toInc, from: m.From})
+	m.ref = ref
 	if m.From == m.To {
 		m.outEnd = m.SentAt
 		rt.eng.Schedule(m.SentAt, rt.kDeliver, int32(m.To), int64(ref))
@@ -75,7 +76,7 @@ func (rt *Runtime) departMsg(m *Message, ref int32) {
 // at delivery, and it must not hold the interface until then.
 func (rt *Runtime) onDepart(ev Event) {
 	m := rt.msgs.items[ev.J].m
-	if m.withdrawn { // a cut took it back (cut.go)
+	if m == nil { // a cut took it back (cut.go)
 		rt.msgs.take(int32(ev.J))
 		return
 	}
@@ -234,7 +235,7 @@ func (rt *Runtime) onArrive(ev Event) {
 // before it arrived, is lost.
 func (rt *Runtime) onDeliver(ev Event) {
 	m := rt.msgs.take(int32(ev.J)).m
-	if m.withdrawn { // a message within a node, taken back by a cut before it left
+	if m == nil { // a message within a node, taken back by a cut before it left
 		return
 	}
 	lost := rt.lostInTransit(m.From, m.To, m.fromInc, m.toInc, m.outEnd)
@@ -379,7 +380,7 @@ func (rt *Runtime) onXferDeliver(ev Event) {
 func (rt *Runtime) InFlight() []*Message {
 	var out []*Message
 	for _, r := range rt.msgs.items { // freed slots are zero
-		if m := r.m; m != nil && !m.Control && !m.withdrawn && m.Epoch == rt.epoch {
+		if m := r.m; m != nil && !m.Control && m.Epoch == rt.epoch {
 			out = append(out, m)
 		}
 	}

@@ -115,10 +115,10 @@ type Message struct {
 	SentAt   Time   // when the sender handed it to the network
 
 	fromInc uint32 // the sender's incarnation at transmission
-	// withdrawn: a cut took the message back before it left (cut.go); its
-	// departure, when it comes, sends nothing
-	withdrawn bool
-	outEnd    Time // when the last byte left the sender
+	// ref is its slot in Runtime.msgs while the network holds it: a cut
+	// (cut.go) empties the slot of a message that has not left yet
+	ref    int32
+	outEnd Time // when the last byte left the sender
 }
 
 // WireSize is the number of bytes the network carries for m.

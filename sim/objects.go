@@ -218,8 +218,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, s Snap) error {
 		o.inbox.push(m)
 	}
 	progress := obj.Progress()
-	if o.cut = s.Cut.clone(); o.cut != nil {
-		o.cut.restored = true
+	if o.cut = s.Cut.restoredClone(); o.cut != nil {
 		progress = o.cut.Progress
 	}
 	rt.restoredProgress(id, progress)
