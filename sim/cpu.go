@@ -70,8 +70,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	nd := &rt.nodes[n]
 	o := &rt.objs[id]
 	c := &rt.ctx
-	c.self, c.node, c.start, c.elapsed = id, n, rt.eng.now, 0
-	c.sends, c.held = c.sends[:0], false
+	c.self, c.node, c.start, c.elapsed, c.held = id, n, rt.eng.now, 0, false
 	// running from before the handler's code: hooks called from inside it
 	// (OnSend) see the object busy
 	o.running = true
@@ -94,6 +93,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		o.obj.Handle(c, m)
 	}
 	rt.inHandler = false
+	if len(rt.late) > 0 { // they are due after its start: it charged time
+		rt.settleLate(o, c.start.plus(c.elapsed))
+	}
 	if rt.tracer != nil && c.elapsed == 0 && o.running {
 		rt.traceCompute(id, c.start)
 	}
@@ -104,7 +106,6 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
 		if rt.cutStep > 0 {
 			o.task, o.cuttable = t, !c.held
-			o.sends = append(o.sends[:0], c.sends...)
 		}
 	}
 	for len(rt.deferred) > 0 {
@@ -135,9 +136,11 @@ func (rt *Runtime) onCoreDone(ev Event) {
 		rt.kick(t.node)
 		return
 	}
-	if o := &rt.objs[t.obj]; o.runGen != t.gen || !o.running {
-		return // aborted: its core was freed then
+	o := &rt.objs[t.obj]
+	if o.runGen != t.gen || !o.running {
+		return // aborted or cut: its core was freed then
 	}
+	rt.departLate(o)
 	rt.objectDone(t.obj)
 	rt.kick(t.node)
 }

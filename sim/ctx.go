@@ -12,10 +12,9 @@ type Ctx struct {
 	node    NodeID
 	start   Time
 	elapsed Time
-	// under a Cutter: the handler's messages that leave after its start,
-	// and whether its protocol took one (the handler cannot be cut)
-	sends []*Message
-	held  bool
+	// held: the protocol took one of the handler's messages (OnSend
+	// returned false), so that a cut (cut.go) cannot hold it back
+	held bool
 }
 
 // Now is the task-local simulated time: task start plus compute charged so far.
@@ -61,7 +60,4 @@ func (c *Ctx) Send(dst ObjID, tag int32, size int64, payload []byte) {
 		return
 	}
 	rt.transmit(m)
-	if rt.cutStep > 0 && m.SentAt > rt.eng.now {
-		c.sends = append(c.sends, m)
-	}
 }

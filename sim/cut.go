@@ -39,7 +39,8 @@ type CutTask struct {
 	Rest     Time
 	Sends    []PendingSend
 	Progress int64
-	restored bool // rebuilt by Restore: its sends are sent again, not for the first time
+	wire     int64 // the bytes of Sends' messages
+	restored bool  // rebuilt by Restore: its sends are sent again, not for the first time
 }
 
 // PendingSend is a message of a cut handler that leaves After the rest of
@@ -79,13 +80,10 @@ func (c *CutTask) restoredClone() *CutTask {
 
 // wireSize is the bytes of the messages c still has to send.
 func (c *CutTask) wireSize() int64 {
-	var n int64
-	if c != nil {
-		for _, s := range c.Sends {
-			n += s.Msg.WireSize()
-		}
+	if c == nil {
+		return 0
 	}
-	return n
+	return c.wire
 }
 
 // InterruptApp pauses the application as PauseApp does and, under a
@@ -119,17 +117,28 @@ func (rt *Runtime) onCut(ev Event) {
 	}
 	now := rt.eng.now
 	t := &rt.tasks.items[o.task]
-	c := &CutTask{Rest: t.end - now, Progress: o.progress}
+	c := &CutTask{Rest: t.end - now, Progress: o.progress, Sends: make([]PendingSend, 0, len(o.sends)+len(o.late))}
+	// the messages that have not left yet leave with the rest: those with
+	// a departure event of their own (sent before the handler's end) find
+	// their slot empty; those due at its end leave the network's table
 	for _, m := range o.sends {
-		if m.SentAt > now { // not left yet: it leaves with the rest
-			rt.msgs.items[m.ref].m = nil // its departure sends nothing
+		if m.SentAt > now {
+			rt.msgs.items[m.ref].m = nil
 			if !m.Control && m.Epoch == rt.epoch {
 				rt.inFlight--
 			}
 			c.Sends = append(c.Sends, PendingSend{Msg: m, After: m.SentAt - now})
+			c.wire += m.WireSize()
 		}
 	}
-	o.sends = o.sends[:0]
+	for _, l := range o.late {
+		c.Sends = append(c.Sends, PendingSend{Msg: rt.msgs.take(l.ref).m, After: c.Rest})
+	}
+	if o.lateEpoch == rt.epoch {
+		rt.inFlight -= o.lateApp
+	}
+	c.wire += o.lateWire
+	o.sends, o.late = o.sends[:0], o.late[:0]
 	if rt.tracer != nil {
 		rt.traceCompute(id, now)
 	}
@@ -166,8 +175,5 @@ func (rt *Runtime) resumeCut(o *objState) {
 			rt.stats.AppBytes += m.Size
 		}
 		rt.transmit(m)
-		if m.SentAt > rt.eng.now {
-			c.sends = append(c.sends, m)
-		}
 	}
 }

@@ -52,14 +52,85 @@ func (rt *Runtime) transmit(m *Message) {
 	m.ref = ref
 	if m.From == m.To {
 		m.outEnd = m.SentAt
-		rt.eng.Schedule(m.SentAt, rt.kDeliver, int32(m.To), int64(ref))
+		rt.later(m.SentAt, rt.kDeliver, m.To, ref)
 		return
 	}
 	if m.SentAt > now {
-		rt.eng.Schedule(m.SentAt, rt.kDepart, int32(m.From), int64(ref))
+		rt.later(m.SentAt, rt.kDepart, m.From, ref)
 		return
 	}
 	rt.departMsg(m, ref)
+}
+
+// lateMsg is the event (kind, on node, msgs slot) of a message a running
+// handler sent after its start.
+type lateMsg struct {
+	kind Kind
+	node NodeID
+	ref  int32
+}
+
+// later schedules the event of kind k, on node n, of the message in msgs
+// slot ref at its time at. A message a running handler sends after its
+// start waits in rt.late until the handler returns: one due at the
+// handler's end then leaves from its completion event (runObject, endTask),
+// without an event of its own, and a cut can hold it back without
+// touching the event queue.
+func (rt *Runtime) later(at Time, k Kind, n NodeID, ref int32) {
+	if rt.inHandler && at > rt.eng.now {
+		rt.late = append(rt.late, lateMsg{k, n, ref})
+		return
+	}
+	rt.eng.Schedule(at, k, int32(n), int64(ref))
+}
+
+// settleLate files the late messages of the handler that just ran in ctx
+// for object o, which ends at end: in o.late those due then, which leave
+// with its completion; the others get their events now, in the order they
+// were sent (under a Cutter, o.sends keeps them too, for a cut).
+func (rt *Runtime) settleLate(o *objState, end Time) {
+	o.late, o.lateApp, o.lateWire, o.lateEpoch = o.late[:0], 0, 0, rt.epoch
+	o.sends = o.sends[:0]
+	for _, l := range rt.late {
+		m := rt.msgs.items[l.ref].m
+		if m.SentAt == end {
+			o.late = append(o.late, l)
+			if !m.Control {
+				o.lateApp++
+			}
+			o.lateWire += m.WireSize()
+			continue
+		}
+		rt.eng.Schedule(m.SentAt, l.kind, int32(l.node), int64(l.ref))
+		if rt.cutStep > 0 {
+			o.sends = append(o.sends, m)
+		}
+	}
+	rt.late = rt.late[:0]
+}
+
+// departLate sends the messages due at the end of object o's handler,
+// which ends now, in the order they were sent, as their own events would.
+func (rt *Runtime) departLate(o *objState) {
+	for _, l := range o.late {
+		ev := Event{At: rt.eng.now, Kind: l.kind, I: int32(l.node), J: int64(l.ref)}
+		if l.kind == rt.kDepart {
+			rt.onDepart(ev)
+		} else {
+			rt.onDeliver(ev)
+		}
+	}
+	o.late = o.late[:0]
+}
+
+// scheduleLate gives the messages due at the end of object o's handler,
+// which will not complete (aborted), their own events: they leave at their
+// time as any message sent before its sender's handler was cut short does.
+func (rt *Runtime) scheduleLate(o *objState) {
+	for _, l := range o.late {
+		rt.eng.Schedule(rt.msgs.items[l.ref].m.SentAt, l.kind, int32(l.node), int64(l.ref))
+	}
+	o.late = o.late[:0]
 }
 
 // departMsg puts m, in msgs slot ref, on the sender's interface now.

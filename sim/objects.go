@@ -17,10 +17,18 @@ type objState struct {
 	idle      []func() // called when the running handler ends
 	runNode   NodeID   // where the running handler runs
 	runGen    uint32   // bumped when a running handler is aborted or cut: its completion is void
+	// late are the messages the running handler sends at its end, which
+	// leave from its completion (Runtime.later); lateApp of them are
+	// application messages, and they take lateWire bytes (for a cut, which
+	// then need not read them)
+	late      []lateMsg
+	lateApp   int
+	lateWire  int64
+	lateEpoch uint32 // the epoch they were sent in
 	// under a Cutter: the running handler's task slot (-1: none), whether
 	// it can be cut (its protocol let every message of it go as it was),
-	// the messages it sent that leave after its start, and what a cut left
-	// of it (nil: nothing)
+	// the messages it sent, after its start but before its end, that
+	// have a departure event, and what a cut left of it (nil: nothing)
 	task     int32
 	cuttable bool
 	sends    []*Message
@@ -37,6 +45,7 @@ func (rt *Runtime) abort(id ObjID) {
 	if rt.tracer != nil {
 		rt.traceCompute(id, rt.eng.now)
 	}
+	rt.scheduleLate(o)
 	o.running = false
 	o.runGen++
 	o.task = -1

@@ -65,6 +65,7 @@ type Runtime struct {
 	// handler run there would reuse ctx, and the first one's sends would
 	// leave under the other object's name.
 	inHandler bool
+	late      []lateMsg // the messages the running handler sent after its start (later)
 	deferred  []NodeID
 	kicking   []NodeID // the other buffer of deferred
 
