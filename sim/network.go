@@ -90,6 +90,9 @@ func (rt *Runtime) later(at Time, k Kind, n NodeID, ref int32) {
 // were sent (under a Cutter, o.sends keeps them too, for a cut).
 func (rt *Runtime) settleLate(o *objState, end Time) {
 	o.late, o.lateApp, o.lateWire, o.lateEpoch = o.late[:0], 0, 0, rt.epoch
+	if cap(o.late) < len(rt.late) { // at most this many: one allocation, not a doubling each
+		o.late = make([]lateMsg, 0, len(rt.late))
+	}
 	o.sends = o.sends[:0]
 	for _, l := range rt.late {
 		m := rt.msgs.items[l.ref].m
