@@ -155,6 +155,22 @@ func newBlock(t *testing.T, id sim.ObjID) (*Workload, *block) {
 	return w, w.NewObject(id).(*block)
 }
 
+// roundTrip encodes b, decodes it into a fresh block of the same id and
+// encodes that again.
+func roundTrip(t *testing.T, w *Workload, b *block) (data []byte, r *block, again []byte) {
+	t.Helper()
+	data, err := b.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = w.NewObject(b.id).(*block)
+	if err := r.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	again, _ = r.MarshalBinary()
+	return data, r, again
+}
+
 func TestStateRoundTrip(t *testing.T) {
 	w, b := newBlock(t, 1) // block (1, 0, 0): neighbours at x−, y+, z+
 	if b.expect != 1<<xMinus|1<<yPlus|1<<zPlus {
@@ -167,15 +183,7 @@ func TestStateRoundTrip(t *testing.T) {
 		{iter: 3, got: 1 << yPlus, faces: [6][]byte{yPlus: face(yPlus, 1)}},
 		{iter: 4, got: 1<<xMinus | 1<<zPlus, faces: [6][]byte{xMinus: face(xMinus, 2), zPlus: face(zPlus, 3)}},
 	}
-	data, err := b.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := w.NewObject(1).(*block)
-	if err := r.UnmarshalBinary(data); err != nil {
-		t.Fatal(err)
-	}
-	again, _ := r.MarshalBinary()
+	data, r, again := roundTrip(t, w, b)
 	if !bytes.Equal(data, again) || r.iter != 3 || len(r.pend) != 2 || !bytes.Equal(r.pend[1].faces[zPlus], face(zPlus, 3)) ||
 		r.u[b.lx*b.ly+b.lx+1] != 0.25 || r.ModeledSize() != b.ModeledSize() {
 		t.Fatal("round trip changed the state")
@@ -355,15 +363,8 @@ func TestReduceStateRoundTrip(t *testing.T) {
 		{iter: 3, red: reduction{flags: redOwn | redKid | redKid<<1 | redSent | redTotal, own: 1.5, kids: [2]float64{2.5, 3.5}, total: 9}},
 		{iter: 4, got: 1 << xMinus, faces: [6][]byte{xMinus: bytes.Repeat([]byte{2}, 8*b.facePoints[xMinus])}, red: reduction{flags: redKid << 1, kids: [2]float64{0, 4.25}}},
 	}
-	data, err := b.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := w.NewObject(1).(*block)
-	if err := r.UnmarshalBinary(data); err != nil {
-		t.Fatal(err)
-	}
-	if again, _ := r.MarshalBinary(); !bytes.Equal(data, again) || r.sums != 0xfeed || r.pend[0].red != b.pend[0].red || r.pend[1].red != b.pend[1].red {
+	data, r, again := roundTrip(t, w, b)
+	if !bytes.Equal(data, again) || r.sums != 0xfeed || r.pend[0].red != b.pend[0].red || r.pend[1].red != b.pend[1].red {
 		t.Fatalf("round trip changed the state: %+v", r.pend)
 	}
 	for cut := 0; cut < len(data); cut += 5 {
