@@ -27,7 +27,9 @@ import "slices"
 // Cutter is implemented by a protocol whose checkpoints may cut handlers
 // short (InterruptApp). CutStep is the length of the application's time
 // steps, between which a cut falls; 0 means never cut. With a positive
-// step the runtime keeps, for each running handler, the messages it sent.
+// step the runtime also keeps, for each running handler, its task and the
+// messages it sent that have departure events of their own (those due at
+// its end it keeps anyway: they leave with its completion).
 type Cutter interface {
 	CutStep() Time
 }
@@ -158,7 +160,7 @@ func (rt *Runtime) onCut(ev Event) {
 	rt.kick(o.runNode)
 }
 
-// resumeCut starts the rest of object id's cut handler in ctx: its compute
+// resumeCut starts the rest of object o's cut handler in ctx: its compute
 // is charged, and its messages are sent again at their offsets from now.
 func (rt *Runtime) resumeCut(o *objState) {
 	c := &rt.ctx

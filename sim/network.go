@@ -73,9 +73,9 @@ type lateMsg struct {
 // later schedules the event of kind k, on node n, of the message in msgs
 // slot ref at its time at. A message a running handler sends after its
 // start waits in rt.late until the handler returns: one due at the
-// handler's end then leaves from its completion event (runObject, endTask),
-// without an event of its own, and a cut can hold it back without
-// touching the event queue.
+// handler's end then leaves from its completion event (settleLate,
+// departLate), without an event of its own, and a cut can hold it back
+// without touching the event queue.
 func (rt *Runtime) later(at Time, k Kind, n NodeID, ref int32) {
 	if rt.inHandler && at > rt.eng.now {
 		rt.late = append(rt.late, lateMsg{k, n, ref})
@@ -127,8 +127,9 @@ func (rt *Runtime) departLate(o *objState) {
 }
 
 // scheduleLate gives the messages due at the end of object o's handler,
-// which will not complete (aborted), their own events: they leave at their
-// time as any message sent before its sender's handler was cut short does.
+// which will not complete (it is aborted), their own events: they leave at
+// their time, as an aborted handler's messages always have (unless their
+// sender died or their epoch is void by then).
 func (rt *Runtime) scheduleLate(o *objState) {
 	for _, l := range o.late {
 		rt.eng.Schedule(rt.msgs.items[l.ref].m.SentAt, l.kind, int32(l.node), int64(l.ref))
