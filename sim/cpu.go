@@ -93,9 +93,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		o.obj.Handle(c, m)
 	}
 	rt.inHandler = false
-	if len(rt.late) > 0 { // they are due after its start: it charged time
-		rt.settleLate(o, c.start.plus(c.elapsed))
-	}
+	// even with no late message: a cut reads o's late messages and sends,
+	// which must be this handler's, not an earlier one's
+	rt.settleLate(o, c.start.plus(c.elapsed))
 	if rt.tracer != nil && c.elapsed == 0 && o.running {
 		rt.traceCompute(id, c.start)
 	}

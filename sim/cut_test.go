@@ -153,3 +153,58 @@ func TestMigrateACutHandler(t *testing.T) {
 		t.Errorf("message handled at %v, want %v", got, want)
 	}
 }
+
+// A cut must take back only what the running handler sent. Object 1's
+// first handler sends a message at its end; its second sends nothing and
+// is cut (at 4 s) while object 0's large message is still on the wire: the cut
+// holds back nothing, so the drained quiet moment waits for that message.
+func TestCutOfAHandlerThatSentNothing(t *testing.T) {
+	const big = 3e9 // 3 s on each interface
+	wl := &scriptWL{n: 2, total: 3,
+		start: func(c *Ctx) {
+			if c.Self() == 0 {
+				c.Send(1, 2, 1000, nil) // handled by object 1 from 1 s to 11 s
+				return
+			}
+			c.Compute(1e9)
+			c.Send(0, 1, 1000, nil) // at 1 s
+		},
+		on: func(c *Ctx, o *scriptObj, m *Message) {
+			switch m.Tag {
+			case 1: // object 0, at 1 s + wire: the big message leaves at 3 s + wire
+				c.Compute(2e9)
+				c.Send(1, 3, big, nil)
+			case 2: // object 1, at 1 s
+				c.Compute(10e9)
+			}
+		}}
+	rt, err := New(testConfig(2), wl, &cutProto{step: Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quietAt Time
+	var snap Snap
+	rt.At(3500*Millisecond, func() {
+		rt.InterruptApp()
+		rt.WhenQuiet(true, func() {
+			quietAt = rt.Now()
+			if snap, err = rt.Snapshot(1); err != nil {
+				t.Fatal(err)
+			}
+			rt.ResumeApp()
+		})
+	})
+	if res := rt.Run(); !res.Finished {
+		t.Fatalf("run unfinished: %+v", res)
+	}
+	// the big message leaves at 3 s + wire and takes 2 µs of latency and 3 s
+	if want := 3*Second + wire + 2*Microsecond + 3*Second; quietAt != want {
+		t.Errorf("drained quiet at %v, want %v, when the big message is in", quietAt, want)
+	}
+	if c := snap.Cut; c == nil || len(c.Sends) != 0 || c.Rest != 7*Second || snap.WireSize() != big {
+		t.Errorf("object 1's snapshot: cut %+v, %d bytes of messages; want the rest of its handler, nothing to send, and the big message in its inbox", c, snap.WireSize())
+	}
+	if rt.inFlight != 0 {
+		t.Errorf("%d messages in flight at the end, want 0", rt.inFlight)
+	}
+}
