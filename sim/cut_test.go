@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // cutProto is a Cutter whose test script acts at given times.
 type cutProto struct {
@@ -206,5 +209,26 @@ func TestCutOfAHandlerThatSentNothing(t *testing.T) {
 	}
 	if rt.inFlight != 0 {
 		t.Errorf("%d messages in flight at the end, want 0", rt.inFlight)
+	}
+}
+
+// A miscount of the messages in flight ends the run at the next quiet
+// moment a protocol waits for, with the reason, instead of taking a
+// checkpoint that is no consistent cut.
+func TestMessagesInFlightBelowZeroAbort(t *testing.T) {
+	wl := &scriptWL{n: 2, total: 1, start: only0(func(c *Ctx) { c.Compute(10e9) })}
+	rt, err := New(testConfig(2), wl, &cutProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := false
+	rt.At(Second, func() {
+		rt.inFlight-- // as the cut bug of session 60 did
+		rt.PauseApp()
+		rt.WhenQuiet(true, func() { quiet = true }) // at 10 s, when the handler ends
+	})
+	res := rt.Run()
+	if quiet || res.Finished || res.Makespan != 10*Second || !strings.Contains(res.Stats.UnrecoverableNote, "internal error: -1 application messages in flight") {
+		t.Errorf("quiet %v, finished %v at %v, note %q; want the run aborted at 10s with the count", quiet, res.Finished, res.Makespan, res.Stats.UnrecoverableNote)
 	}
 }

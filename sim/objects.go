@@ -362,6 +362,14 @@ func (rt *Runtime) checkQuiet() {
 	if len(rt.quiet) == 0 || rt.running > 0 {
 		return
 	}
+	if rt.inFlight < 0 {
+		// a miscount in the runtime (session 60's cut bug was one): a
+		// drained moment now would be no consistent cut, and a checkpoint
+		// taken there would lose messages. The run ends with the reason
+		// instead of giving wrong figures or waiting for ever.
+		rt.Abort(fmt.Sprintf("internal error: %d application messages in flight", rt.inFlight))
+		return
+	}
 	if rt.inFlight > 0 && !rt.someUndrained() {
 		// Nobody can go yet: leave the list as it is. Rebuilding it would
 		// cost an allocation per delivery while a checkpoint drains the
