@@ -147,8 +147,10 @@ func (b *block) reduceMsg(c *sim.Ctx, m *sim.Message, it int64) {
 // appendTo encodes r: its flags, then the values they say are there.
 func (r *reduction) appendTo(out []byte) []byte {
 	out = append(out, r.flags)
-	for _, v := range r.values() {
-		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(*v))
+	for _, f := range r.fields() {
+		if r.has(f.flag) {
+			out = binary.LittleEndian.AppendUint64(out, math.Float64bits(*f.v))
+		}
 	}
 	return out
 }
@@ -163,27 +165,28 @@ func (r *reduction) read(data []byte, kids uint8) (rest []byte, ok bool) {
 	if r.flags&^redAll != 0 || r.flags&(redKid|redKid<<1)&^kids != 0 || (r.has(redSent) && !r.has(redOwn|kids)) {
 		return nil, false
 	}
-	for _, v := range r.values() {
+	for _, f := range r.fields() {
+		if !r.has(f.flag) {
+			continue
+		}
 		if len(data) < 8 {
 			return nil, false
 		}
-		*v, data = math.Float64frombits(binary.LittleEndian.Uint64(data)), data[8:]
+		*f.v, data = math.Float64frombits(binary.LittleEndian.Uint64(data)), data[8:]
 	}
 	return data, true
 }
 
-// values lists r's values that its flags say are there, in encoding order.
-func (r *reduction) values() []*float64 {
-	var vs []*float64
-	for _, f := range [...]struct {
-		flag uint8
-		v    *float64
-	}{{redOwn, &r.own}, {redKid, &r.kids[0]}, {redKid << 1, &r.kids[1]}, {redTotal, &r.total}} {
-		if r.has(f.flag) {
-			vs = append(vs, f.v)
-		}
-	}
-	return vs
+// redField is a value of a reduction and the flag that says it is there.
+type redField struct {
+	flag uint8
+	v    *float64
+}
+
+// fields lists r's values in encoding order (an array: a snapshot of every
+// block encodes its shares, and a slice would be an allocation each).
+func (r *reduction) fields() [4]redField {
+	return [4]redField{{redOwn, &r.own}, {redKid, &r.kids[0]}, {redKid << 1, &r.kids[1]}, {redTotal, &r.total}}
 }
 
 // reducePayload is a reduction message's payload: its kind, then the value.

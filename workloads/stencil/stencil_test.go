@@ -13,12 +13,18 @@ import (
 
 func run(t *testing.T, p Params, nodes int, cfg sim.Config, proto sim.Protocol) sim.Result {
 	t.Helper()
+	cfg.Nodes = nodes
+	return simtest.Run(t, cfg, mustNew(t, p, nodes), proto)
+}
+
+// mustNew is New, ending the test on an error.
+func mustNew(t *testing.T, p Params, nodes int) *Workload {
+	t.Helper()
 	w, err := New(p, nodes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Nodes = nodes
-	return simtest.Run(t, cfg, w, proto)
+	return w
 }
 
 // Every decomposition, given or chosen, ends with the sequential sweep's
@@ -144,14 +150,13 @@ func TestRestoreAfterEveryHandler(t *testing.T) {
 	}
 }
 
-func newBlock(t *testing.T, id sim.ObjID) (*Workload, *block) {
+// newBlock is block id of a 6×5×4 grid in 2×2×2 blocks on 4 nodes, with
+// the global sum if reduce.
+func newBlock(t *testing.T, id sim.ObjID, reduce bool) (*Workload, *block) {
 	t.Helper()
 	p := DefaultParams()
-	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks = 6, 5, 4, 10, []int64{2, 2, 2}
-	w, err := New(p, 4, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 6, 5, 4, 10, []int64{2, 2, 2}, reduce
+	w := mustNew(t, p, 4)
 	return w, w.NewObject(id).(*block)
 }
 
@@ -172,7 +177,7 @@ func roundTrip(t *testing.T, w *Workload, b *block) (data []byte, r *block, agai
 }
 
 func TestStateRoundTrip(t *testing.T) {
-	w, b := newBlock(t, 1) // block (1, 0, 0): neighbours at x−, y+, z+
+	w, b := newBlock(t, 1, false) // block (1, 0, 0): neighbours at x−, y+, z+
 	if b.expect != 1<<xMinus|1<<yPlus|1<<zPlus {
 		t.Fatalf("expected faces %06b", b.expect)
 	}
@@ -210,7 +215,7 @@ func TestStateRoundTrip(t *testing.T) {
 // face of a past iteration (a protocol's duplicate), of a direction the
 // block has no neighbour in, of the wrong size, or past the last iteration.
 func TestIgnoredMessages(t *testing.T) {
-	_, b := newBlock(t, 1)
+	_, b := newBlock(t, 1, false)
 	b.iter = 3
 	before, _ := b.MarshalBinary()
 	ok := make([]byte, 8*b.facePoints[xMinus])
@@ -322,10 +327,7 @@ func TestReduceRestoreAfterEveryHandler(t *testing.T) {
 func TestReduceCheckCatchesAWrongSum(t *testing.T) {
 	p := DefaultParams()
 	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 4, 4, 4, 3, []int64{2, 1, 1}, true
-	w, err := New(p, 2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustNew(t, p, 2)
 	objs := []sim.Object{w.NewObject(0), w.NewObject(1)}
 	for _, o := range objs {
 		b := o.(*block)
@@ -351,13 +353,7 @@ func TestReduceCheckCatchesAWrongSum(t *testing.T) {
 // The shares of a sum survive a round trip of the state; a share a block
 // cannot hold is rejected.
 func TestReduceStateRoundTrip(t *testing.T) {
-	p := DefaultParams()
-	p.NX, p.NY, p.NZ, p.Iterations, p.Blocks, p.Reduce = 6, 5, 4, 10, []int64{2, 2, 2}, true
-	w, err := New(p, 4, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := w.NewObject(1).(*block) // children 3 and 4, parent 0
+	w, b := newBlock(t, 1, true) // children 3 and 4, parent 0
 	b.iter, b.sums = 3, 0xfeed
 	b.pend = []pending{
 		{iter: 3, red: reduction{flags: redOwn | redKid | redKid<<1 | redSent | redTotal, own: 1.5, kids: [2]float64{2.5, 3.5}, total: 9}},
@@ -366,6 +362,10 @@ func TestReduceStateRoundTrip(t *testing.T) {
 	data, r, again := roundTrip(t, w, b)
 	if !bytes.Equal(data, again) || r.sums != 0xfeed || r.pend[0].red != b.pend[0].red || r.pend[1].red != b.pend[1].red {
 		t.Fatalf("round trip changed the state: %+v", r.pend)
+	}
+	// every checkpoint encodes every block: one allocation, the buffer
+	if n := testing.AllocsPerRun(10, func() { _, _ = b.MarshalBinary() }); n != 1 {
+		t.Errorf("an encoding took %v allocations, want 1", n)
 	}
 	for cut := 0; cut < len(data); cut += 5 {
 		if err := w.NewObject(1).UnmarshalBinary(data[:cut]); err == nil {
