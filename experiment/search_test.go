@@ -231,7 +231,7 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 			continue
 		}
 		for _, pr := range protocols {
-			if len(pr.only) > 0 && !slices.Contains(pr.only, wl.kind) {
+			if len(pr.only) > 0 && !slices.Contains(pr.only, wl.kind) || !pr.selected(os.Getenv("FTSIM_SEARCH_PROTOCOLS")) {
 				continue
 			}
 			for _, cluster := range clusters {
@@ -242,6 +242,22 @@ func searchCases(workloads []searchWorkload, protocols []searchProtocol, cluster
 			}
 		}
 	}
+}
+
+// selected reports whether the variant is among terms, a comma-separated
+// list (FTSIM_SEARCH_PROTOCOLS; empty: every variant): its kind or one of
+// its keys contains a term. Selecting shifts the case numbers, from which
+// the burst searches draw their plans.
+func (pr searchProtocol) selected(terms string) bool {
+	if terms == "" {
+		return true
+	}
+	for _, term := range strings.Split(terms, ",") {
+		if strings.Contains(pr.kind, term) || slices.ContainsFunc(pr.keys, func(k string) bool { return strings.Contains(k, term) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // prepare builds the case's scenario with the given seed and failure keys
@@ -469,5 +485,24 @@ func TestReplicationBuddyResentBeforeRewrite(t *testing.T) {
 		`failures.distribution="scripted"`, `failures.scripted=[{node=0, at="21.958us"}, {node=1, at="24.207us"}]`}
 	if r := runKeys(t, keys); !r.Finished || !r.DigestOK || r.Failures != 2 || r.Metrics["replication_pieces_rewritten"] == 0 {
 		t.Fatalf("finished %v, digest_ok %v, %d failures, metrics %v: %s", r.Finished, r.DigestOK, r.Failures, r.Metrics, r.Note)
+	}
+}
+
+func TestSearchProtocolSelection(t *testing.T) {
+	cut := searchProtocols[5] // cpr to buddy memory, cutting handlers
+	for _, tc := range []struct {
+		terms string
+		want  bool
+	}{
+		{"", true},
+		{"cpr", true},
+		{"substep", true},
+		{"mlog,substep", true},
+		{"mlog", false},
+		{"dps,replication", false},
+	} {
+		if got := cut.selected(tc.terms); got != tc.want {
+			t.Errorf("%v selected by %q: %v, want %v", cut, tc.terms, got, tc.want)
+		}
 	}
 }
