@@ -81,8 +81,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		rt.traceStart[id] = c.start
 	}
 	rt.inHandler = true
+	held := false
 	if o.cut != nil {
-		rt.resumeCut(o)
+		held = rt.resumeCut(o)
 	} else if o.needStart {
 		o.needStart = false
 		o.obj.Start(c)
@@ -95,7 +96,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	rt.inHandler = false
 	// even with no late message: a cut reads o's late messages and sends,
 	// which must be this handler's, not an earlier one's
-	rt.settleLate(o, c.start.plus(c.elapsed))
+	rt.settleLate(o, c.start.plus(c.elapsed), held)
 	if rt.tracer != nil && c.elapsed == 0 && o.running {
 		rt.traceCompute(id, c.start)
 	}

@@ -1,7 +1,5 @@
 package sim
 
-import "slices"
-
 // Cutting a handler short for a checkpoint. A handler of a macro-step
 // workload stands for many of the application's time steps: a 5-minute
 // stencil sweep is three hundred 1-second ones, and the real code could
@@ -36,13 +34,27 @@ type Cutter interface {
 
 // CutTask is what a cut left of a handler: the compute still to spend, the
 // messages the handler sent that had not left yet, and the object's
-// progress before the handler, which counts until the rest has run.
+// progress before the handler, which counts until the rest has run. It is
+// not changed once made, so a snapshot shares the live object's (and its
+// messages: what the network sets on a message it sends, its node, time,
+// epoch and addresses, resumeCut and transmit set again, and what a
+// snapshot needs of it, its object endpoints, tag, size and payload,
+// nothing changes); Restore takes copies (restoredClone).
 type CutTask struct {
 	Rest     Time
 	Sends    []PendingSend
 	Progress int64
 	wire     int64 // the bytes of Sends' messages
 	restored bool  // rebuilt by Restore: its sends are sent again, not for the first time
+	// held is the number of Sends, the last ones, that the live object
+	// holds back where its handler left them (due at its end, in o.late
+	// and their network slots): the rest leaves with them, unread, unless
+	// a place or a node's incarnation changed since the cut (placeVer,
+	// incVer then) or a rollback voided their epoch. A checkpoint cuts
+	// every handler and resumes it soon after; moving each message out of
+	// the network's table and back was a fifth of cpr-buddy's time.
+	held             int
+	placeVer, incVer uint64
 }
 
 // PendingSend is a message of a cut handler that leaves After the rest of
@@ -52,32 +64,19 @@ type PendingSend struct {
 	After Time
 }
 
-// clone copies c for a snapshot. The copy shares the messages, which the
-// live object may still send: what the network sets on a message it sends
-// (its node, time, epoch and addresses) resumeCut and transmit set again,
-// and what a snapshot needs of it (its object endpoints, tag, size and
-// payload) nothing changes. Restore takes copies (restoredClone).
-func (c *CutTask) clone() *CutTask {
-	if c == nil {
-		return nil
-	}
-	d := *c
-	d.Sends = slices.Clone(c.Sends)
-	return &d
-}
-
 // restoredClone copies c, its messages too, for Restore: two restores of
 // one snapshot must not send the same message.
 func (c *CutTask) restoredClone() *CutTask {
 	if c == nil {
 		return nil
 	}
-	d := c.clone()
-	for i := range d.Sends {
-		d.Sends[i].Msg = d.Sends[i].Msg.Clone()
+	d := *c
+	d.Sends = make([]PendingSend, len(c.Sends))
+	for i, s := range c.Sends {
+		d.Sends[i] = PendingSend{Msg: s.Msg.Clone(), After: s.After}
 	}
-	d.restored = true
-	return d
+	d.restored, d.held = true, 0
+	return &d
 }
 
 // wireSize is the bytes of the messages c still has to send.
@@ -134,13 +133,14 @@ func (rt *Runtime) onCut(ev Event) {
 		}
 	}
 	for _, l := range o.late {
-		c.Sends = append(c.Sends, PendingSend{Msg: rt.msgs.take(l.ref).m, After: c.Rest})
+		c.Sends = append(c.Sends, PendingSend{Msg: l.m, After: c.Rest})
 	}
 	if o.lateEpoch == rt.epoch {
 		rt.inFlight -= o.lateApp
 	}
 	c.wire += o.lateWire
-	o.sends, o.late = o.sends[:0], o.late[:0]
+	c.held, c.placeVer, c.incVer = len(o.late), rt.placeVer, rt.incVer
+	o.sends = o.sends[:0]
 	if rt.tracer != nil {
 		rt.traceCompute(id, now)
 	}
@@ -161,13 +161,25 @@ func (rt *Runtime) onCut(ev Event) {
 }
 
 // resumeCut starts the rest of object o's cut handler in ctx: its compute
-// is charged, and its messages are sent again at their offsets from now.
-func (rt *Runtime) resumeCut(o *objState) {
+// is charged, and its messages are sent again at their offsets from now,
+// but for those it held (CutTask.held), which leave with its end as they
+// were; it reports whether it kept them.
+func (rt *Runtime) resumeCut(o *objState) (held bool) {
 	c := &rt.ctx
 	cut := o.cut
-	o.cut = nil
 	c.elapsed = cut.Rest
-	for _, s := range cut.Sends {
+	sends := cut.Sends
+	if cut.held > 0 {
+		held = cut.placeVer == rt.placeVer && cut.incVer == rt.incVer && o.lateEpoch == rt.epoch
+		if held {
+			sends = sends[:len(sends)-cut.held]
+			rt.inFlight += o.lateApp
+		} else {
+			rt.releaseHeld(o) // sent again below, to where their receivers are now
+		}
+	}
+	o.cut = nil
+	for _, s := range sends {
 		m := s.Msg
 		m.From, m.Hdr.Inc = c.node, o.inc // the object may have been restored elsewhere since
 		m.SentAt = rt.eng.now + s.After
@@ -178,4 +190,24 @@ func (rt *Runtime) resumeCut(o *objState) {
 		}
 		rt.transmit(m)
 	}
+	return held
+}
+
+// releaseHeld frees the network slots of the messages object o's cut
+// handler holds back (CutTask.held), which will not leave from them.
+func (rt *Runtime) releaseHeld(o *objState) {
+	if o.cut == nil || o.cut.held == 0 {
+		return
+	}
+	for _, l := range o.late {
+		rt.msgs.take(l.ref)
+	}
+	o.late = o.late[:0]
+}
+
+// dropCut discards what a cut left of object o's handler (a restore or a
+// failure replaces its state): the messages it held back never leave.
+func (rt *Runtime) dropCut(o *objState) {
+	rt.releaseHeld(o)
+	o.cut = nil
 }

@@ -232,3 +232,39 @@ func TestMessagesInFlightBelowZeroAbort(t *testing.T) {
 		t.Errorf("quiet %v, finished %v at %v, note %q; want the run aborted at 10s with the count", quiet, res.Finished, res.Makespan, res.Stats.UnrecoverableNote)
 	}
 }
+
+// A cut holds the handler's message back where it was (its network slot
+// and the object's late list), outside what InFlight reports, and the
+// resumed rest sends it from there at its end.
+func TestResumedCutKeepsItsMessage(t *testing.T) {
+	_, _, _, got := cutRun(t, &cutProto{step: Second}, 3500*Millisecond, func(rt *Runtime, s Snap) {
+		o := &rt.objs[0]
+		if c := o.cut; c == nil || c.held != 1 || len(o.late) != 1 || rt.msgs.items[o.late[0].ref].m != s.Cut.Sends[0].Msg {
+			t.Errorf("cut %+v, late %v: want the message held in its slot", o.cut, o.late)
+		}
+		if fl := rt.InFlight(); len(fl) != 0 || rt.inFlight != 0 {
+			t.Errorf("in flight during the cut: %v (count %d), want none: the message is part of object 0's state", fl, rt.inFlight)
+		}
+		rt.At(rt.Now()+Second, rt.ResumeApp)
+	})
+	if want := 11*Second + wire; got != want {
+		t.Errorf("message handled at %v, want %v", got, want)
+	}
+}
+
+// A held message whose receiver moved during the cut is sent again from
+// the rest, to where the receiver is now: here object 1 joins object 0's
+// node, so the message arrives with the rest's end, without crossing the
+// network.
+func TestResumedCutAfterItsReceiverMoved(t *testing.T) {
+	rt, _, _, got := cutRun(t, &cutProto{step: Second}, 3500*Millisecond, func(rt *Runtime, s Snap) {
+		rt.SetNode(1, 0)
+		rt.At(rt.Now()+Second, rt.ResumeApp)
+	})
+	if want := 11 * Second; got != want {
+		t.Errorf("message handled at %v, want %v: on object 0's node, at the rest's end", got, want)
+	}
+	if rt.inFlight != 0 {
+		t.Errorf("%d messages in flight at the end, want 0", rt.inFlight)
+	}
+}

@@ -155,6 +155,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 	rt.countHeartbeats(n, now)
 	nd.failAt = append(nd.failAt, now)
 	l.inc++
+	rt.incVer++
 	l.state = nodeFailed
 	nd.busy = 0
 	nd.ready.clear()
@@ -224,7 +225,8 @@ func (rt *Runtime) lose(id ObjID) {
 	o := &rt.objs[id]
 	rt.abort(id)
 	o.lost, o.queued, o.migrating = true, false, false
-	o.idle, o.cut = nil, nil
+	o.idle = nil
+	rt.dropCut(o)
 	rt.discardInbox(o)
 	rt.setProgress(id, 0)
 	if l, ok := rt.wl.(ProgressLinker); ok {

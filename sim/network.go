@@ -52,50 +52,57 @@ func (rt *Runtime) transmit(m *Message) {
 	m.ref = ref
 	if m.From == m.To {
 		m.outEnd = m.SentAt
-		rt.later(m.SentAt, rt.kDeliver, m.To, ref)
+		rt.later(m, rt.kDeliver, m.To, ref)
 		return
 	}
 	if m.SentAt > now {
-		rt.later(m.SentAt, rt.kDepart, m.From, ref)
+		rt.later(m, rt.kDepart, m.From, ref)
 		return
 	}
 	rt.departMsg(m, ref)
 }
 
-// lateMsg is the event (kind, on node, msgs slot) of a message a running
-// handler sent after its start.
+// lateMsg is the event (kind, on node, msgs slot) of a message m a running
+// handler sent after its start. It keeps m, which the slot holds too, so
+// that a cut can list the handler's messages without reading the slots.
 type lateMsg struct {
 	kind Kind
 	node NodeID
 	ref  int32
+	m    *Message
 }
 
-// later schedules the event of kind k, on node n, of the message in msgs
-// slot ref at its time at. A message a running handler sends after its
+// later schedules the event of kind k, on node n, of message m, in msgs
+// slot ref, at its time m.SentAt. A message a running handler sends after its
 // start waits in rt.late until the handler returns: one due at the
 // handler's end then leaves from its completion event (settleLate,
 // departLate), without an event of its own, and a cut can hold it back
 // without touching the event queue.
-func (rt *Runtime) later(at Time, k Kind, n NodeID, ref int32) {
-	if rt.inHandler && at > rt.eng.now {
-		rt.late = append(rt.late, lateMsg{k, n, ref})
+func (rt *Runtime) later(m *Message, k Kind, n NodeID, ref int32) {
+	if rt.inHandler && m.SentAt > rt.eng.now {
+		rt.late = append(rt.late, lateMsg{k, n, ref, m})
 		return
 	}
-	rt.eng.Schedule(at, k, int32(n), int64(ref))
+	rt.eng.Schedule(m.SentAt, k, int32(n), int64(ref))
 }
 
 // settleLate files the late messages of the handler that just ran in ctx
 // for object o, which ends at end: in o.late those due then, which leave
 // with its completion; the others get their events now, in the order they
-// were sent (under a Cutter, o.sends keeps them too, for a cut).
-func (rt *Runtime) settleLate(o *objState, end Time) {
-	o.late, o.lateApp, o.lateWire, o.lateEpoch = o.late[:0], 0, 0, rt.epoch
-	if cap(o.late) < len(rt.late) { // at most this many: one allocation, not a doubling each
-		o.late = make([]lateMsg, 0, len(rt.late))
+// were sent (under a Cutter, o.sends keeps them too, for a cut). With held,
+// the handler is the rest of a cut one whose messages due at its end are
+// still in o.late (resumeCut), and they stay.
+func (rt *Runtime) settleLate(o *objState, end Time, held bool) {
+	o.lateAt = end
+	if !held {
+		o.late, o.lateApp, o.lateWire, o.lateEpoch = o.late[:0], 0, 0, rt.epoch
+		if cap(o.late) < len(rt.late) { // at most this many: one allocation, not a doubling each
+			o.late = make([]lateMsg, 0, len(rt.late))
+		}
 	}
 	o.sends = o.sends[:0]
 	for _, l := range rt.late {
-		m := rt.msgs.items[l.ref].m
+		m := l.m
 		if m.SentAt == end {
 			o.late = append(o.late, l)
 			if !m.Control {
@@ -116,6 +123,7 @@ func (rt *Runtime) settleLate(o *objState, end Time) {
 // which ends now, in the order they were sent, as their own events would.
 func (rt *Runtime) departLate(o *objState) {
 	for _, l := range o.late {
+		l.m.SentAt = rt.eng.now // a cut may have held it back since it was due (cut.go)
 		ev := Event{At: rt.eng.now, Kind: l.kind, I: int32(l.node), J: int64(l.ref)}
 		if l.kind == rt.kDepart {
 			rt.onDepart(ev)
@@ -132,7 +140,8 @@ func (rt *Runtime) departLate(o *objState) {
 // sender died or their epoch is void by then).
 func (rt *Runtime) scheduleLate(o *objState) {
 	for _, l := range o.late {
-		rt.eng.Schedule(rt.msgs.items[l.ref].m.SentAt, l.kind, int32(l.node), int64(l.ref))
+		l.m.SentAt = o.lateAt // a cut may have held it back since it was due (cut.go)
+		rt.eng.Schedule(o.lateAt, l.kind, int32(l.node), int64(l.ref))
 	}
 	o.late = o.late[:0]
 }
@@ -453,9 +462,17 @@ func (rt *Runtime) onXferDeliver(ev Event) {
 // transmitted and not yet delivered, in transmission order. A checkpoint that
 // does not drain the network records them as channel state.
 func (rt *Runtime) InFlight() []*Message {
+	held := map[int32]bool{} // a cut handler's, part of its object's state (cut.go)
+	for i := range rt.objs {
+		if o := &rt.objs[i]; o.cut != nil && o.cut.held > 0 {
+			for _, l := range o.late {
+				held[l.ref] = true
+			}
+		}
+	}
 	var out []*Message
-	for _, r := range rt.msgs.items { // freed slots are zero
-		if m := r.m; m != nil && !m.Control && m.Epoch == rt.epoch {
+	for i, r := range rt.msgs.items { // freed slots are zero
+		if m := r.m; m != nil && !m.Control && m.Epoch == rt.epoch && !held[int32(i)] {
 			out = append(out, m)
 		}
 	}

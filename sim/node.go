@@ -261,6 +261,7 @@ func (rt *Runtime) onRepair(ev Event) {
 func (rt *Runtime) toPool(n NodeID) {
 	rt.nodes[n].failAt = append(rt.nodes[n].failAt, rt.eng.now)
 	rt.links[n].inc++
+	rt.incVer++
 	rt.links[n].state = nodeSpare
 	rt.spares = append(rt.spares, n)
 	for _, f := range rt.poolWatchers {

@@ -25,6 +25,7 @@ type objState struct {
 	lateApp   int
 	lateWire  int64
 	lateEpoch uint32 // the epoch they were sent in
+	lateAt    Time   // when they are due: the handler's end
 	// under a Cutter: the running handler's task slot (-1: none), whether
 	// it can be cut (its protocol let every message of it go as it was),
 	// the messages it sent, after its start but before its end, that
@@ -147,7 +148,8 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	rt.placeVer++
 	o.inc++
 	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
-	o.needStart, o.cut = true, nil
+	o.needStart = true
+	rt.dropCut(o)
 	rt.restoredProgress(id, o.obj.Progress())
 	rt.ready(id)
 	rt.kick(n)
@@ -195,7 +197,7 @@ func (rt *Runtime) Snapshot(id ObjID) (Snap, error) {
 	if err != nil {
 		return Snap{}, fmt.Errorf("object %d: %w", id, err)
 	}
-	s := Snap{State: state, Started: !o.needStart, Cut: o.cut.clone()}
+	s := Snap{State: state, Started: !o.needStart, Cut: o.cut}
 	for i := o.inbox.head; i < len(o.inbox.items); i++ {
 		s.Inbox = append(s.Inbox, o.inbox.items[i])
 	}
@@ -227,6 +229,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, s Snap) error {
 		o.inbox.push(m)
 	}
 	progress := obj.Progress()
+	rt.dropCut(o)
 	if o.cut = s.Cut.restoredClone(); o.cut != nil {
 		progress = o.cut.Progress
 	}

@@ -31,6 +31,7 @@ type Runtime struct {
 	// placeVer counts changes of place; byNode (objects per node, for
 	// ObjectsOn) is valid while byNodeVer equals it
 	placeVer, byNodeVer uint64
+	incVer              uint64 // counts changes of a node's incarnation
 	byNode              [][]ObjID
 	slots               []NodeID // the application's nodes, in rank order
 	slotOf              []int32  // slotOf[n] is node n's index in slots, -1 if none

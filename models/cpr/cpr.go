@@ -186,9 +186,15 @@ type checkpoint struct {
 	snaps    []sim.Snap   // per object (its inbox: delivered-not-handled, + in flight with NoDrain)
 	owner    []sim.NodeID // node that wrote each object's piece
 	size     []int64      // per object: modeled bytes written (state, image, saved messages)
-	bytes    map[sim.NodeID]int64
-	copies   map[Tier]map[sim.NodeID][]copyLoc // per level: owner -> the copies of its piece
+	bytes    []int64      // per node: the bytes of the piece it wrote
+	writers  []sim.NodeID // the nodes that wrote a piece, in ascending order
+	copies   map[Tier]pieceCopies
 }
+
+// pieceCopies are, per node, the copies at one level of the piece the node
+// wrote (nil: it wrote none). Indexed by node rather than keyed: a checkpoint
+// of 10,000 nodes fills and reads one at every checkpoint.
+type pieceCopies [][]copyLoc
 
 // copyLoc is one copy of a node's piece: on holder (None for the parallel file
 // system), valid while holder keeps the incarnation it had when written.
@@ -564,7 +570,7 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 	rt := p.RT
 	n := rt.NumObjects()
 	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, snaps: make([]sim.Snap, n),
-		owner: make([]sim.NodeID, n), size: make([]int64, n), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+		owner: make([]sim.NodeID, n), size: make([]int64, n), bytes: make([]int64, rt.NumNodes()), copies: map[Tier]pieceCopies{}}
 	written := make([]bool, n)
 	for i := 0; i < n; i++ {
 		id := sim.ObjID(i)
@@ -582,9 +588,16 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 			cp.size[m.Dst] += m.WireSize()
 		}
 	}
+	wrote := make([]bool, rt.NumNodes())
 	for i, sz := range cp.size {
 		if written[i] {
 			cp.bytes[cp.owner[i]] += sz
+			wrote[cp.owner[i]] = true
+		}
+	}
+	for n, ok := range wrote {
+		if ok {
+			cp.writers = append(cp.writers, sim.NodeID(n))
 		}
 	}
 	return cp, nil
@@ -594,11 +607,6 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 // calls done when all writes are complete, with false if any of them failed.
 func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 	rt := p.RT
-	owners := make([]sim.NodeID, 0, len(cp.bytes))
-	for n := range cp.bytes {
-		owners = append(owners, n)
-	}
-	sort.Slice(owners, func(i, j int) bool { return owners[i] < owners[j] })
 	w := &writeRun{cp: cp, gen: p.gen, pending: 1, all: true, done: done}
 	p.run = w
 	st := rt.Stats()
@@ -606,8 +614,8 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 		if cp.n%l.Every != 0 {
 			continue
 		}
-		cp.copies[l.Tier] = map[sim.NodeID][]copyLoc{}
-		for _, n := range owners {
+		cp.copies[l.Tier] = make(pieceCopies, rt.NumNodes())
+		for _, n := range cp.writers {
 			st.CheckpointBytes += cp.bytes[n]
 			p.writePiece(w, l.Tier, n, cp.bytes[n])
 		}
@@ -820,8 +828,11 @@ func (p *Protocol) survives(cp *checkpoint, t Tier) bool {
 	if !ok {
 		return false
 	}
-	for owner := range locs {
-		if _, ok := p.source(cp, t, owner, sim.None); !ok {
+	for owner, l := range locs {
+		if l == nil {
+			continue // no piece
+		}
+		if _, ok := p.source(cp, t, sim.NodeID(owner), sim.None); !ok {
 			return false
 		}
 	}

@@ -162,7 +162,7 @@ func (p *Protocol) recover(gen int) {
 func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 	rt := p.RT
 	re := &checkpoint{n: cp.n, boundary: cp.boundary, snaps: cp.snaps, size: cp.size,
-		owner: make([]sim.NodeID, len(cp.owner)), bytes: map[sim.NodeID]int64{}, copies: map[Tier]map[sim.NodeID][]copyLoc{}}
+		owner: make([]sim.NodeID, len(cp.owner)), bytes: make([]int64, rt.NumNodes()), copies: map[Tier]pieceCopies{}}
 	was := map[sim.NodeID][]int{} // the objects of each piece of cp, by the node that wrote it
 	now := map[sim.NodeID][]int{} // and of each piece of the current placement
 	for i, o := range cp.owner {
@@ -172,7 +172,8 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		was[o] = append(was[o], i)
 		now[n] = append(now[n], i)
 	}
-	locs := map[sim.NodeID][]copyLoc{}
+	re.writers = slices.Sorted(maps.Keys(now))
+	locs := make(pieceCopies, rt.NumNodes())
 	re.copies[Buddy] = locs
 	pending := 1
 	finish := func(bool) {
@@ -183,7 +184,7 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		p.replaceBuddyTier(cp, re)
 		then()
 	}
-	for _, n := range slices.Sorted(maps.Keys(now)) {
+	for _, n := range re.writers {
 		objs := now[n]
 		var have []copyLoc
 		if old := cp.owner[objs[0]]; slices.Equal(was[old], objs) {

@@ -6,7 +6,6 @@ package cpr
 // the pieces it lost written again by the survivors.
 
 import (
-	"maps"
 	"slices"
 
 	"ftsim/sim"
@@ -90,8 +89,8 @@ func (p *Protocol) Survived(n sim.NodeID) {
 	// its transfer could never be settled either.
 	rt := p.RT
 	buddies := w.cp.copies[Buddy]
-	for _, owner := range slices.Sorted(maps.Keys(buddies)) {
-		if locs := buddies[owner]; !rt.FailureDetected(owner) && len(locs) > 1 && locs[1].holder == n {
+	for i, locs := range buddies {
+		if owner := sim.NodeID(i); !rt.FailureDetected(owner) && len(locs) > 1 && locs[1].holder == n {
 			to := p.buddy(owner) // n is known dead now: another node
 			locs[1] = copyLoc{holder: to, inc: rt.Incarnation(to)}
 			b := w.cp.bytes[owner]
@@ -137,20 +136,26 @@ func (p *Protocol) rewrite(w *writeRun, n sim.NodeID) bool {
 			extra[cp.owner[i]] += cp.size[i]
 		}
 	}
-	delete(cp.bytes, n)
+	cp.bytes[n] = 0
 	owners := make([]sim.NodeID, 0, len(extra))
 	for o, b := range extra {
 		owners = append(owners, o)
 		cp.bytes[o] += b
 	}
 	slices.Sort(owners)
+	cp.writers = slices.DeleteFunc(cp.writers, func(w sim.NodeID) bool { return w == n })
+	for _, o := range owners {
+		if i, found := slices.BinarySearch(cp.writers, o); !found {
+			cp.writers = slices.Insert(cp.writers, i, o)
+		}
+	}
 	st := rt.Stats()
 	for _, l := range p.cfg.Levels {
 		locs, ok := cp.copies[l.Tier]
 		if !ok {
 			continue // not a level of this checkpoint
 		}
-		delete(locs, n)
+		locs[n] = nil
 		for _, o := range owners {
 			st.CheckpointBytes += extra[o]
 			p.writePiece(w, l.Tier, o, extra[o])
