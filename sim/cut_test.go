@@ -246,6 +246,13 @@ func TestResumedCutKeepsItsMessage(t *testing.T) {
 			t.Errorf("in flight during the cut: %v (count %d), want none: the message is part of object 0's state", fl, rt.inFlight)
 		}
 		rt.At(rt.Now()+Second, rt.ResumeApp)
+		// the rest runs from 5 s to 11 s: the message is in flight again,
+		// dated at the rest's end
+		rt.At(rt.Now()+2*Second, func() {
+			if fl := rt.InFlight(); len(fl) != 1 || fl[0].SentAt != 11*Second || rt.inFlight != 1 {
+				t.Errorf("in flight during the rest: %v (count %d), want the message, sent at 11s", fl, rt.inFlight)
+			}
+		})
 	})
 	if want := 11*Second + wire; got != want {
 		t.Errorf("message handled at %v, want %v", got, want)

@@ -464,8 +464,11 @@ func (rt *Runtime) onXferDeliver(ev Event) {
 func (rt *Runtime) InFlight() []*Message {
 	held := map[int32]bool{} // a cut handler's, part of its object's state (cut.go)
 	for i := range rt.objs {
-		if o := &rt.objs[i]; o.cut != nil && o.cut.held > 0 {
-			for _, l := range o.late {
+		o := &rt.objs[i]
+		for _, l := range o.late {
+			if o.running {
+				l.m.SentAt = o.lateAt // a resumed cut's may date from the cut handler's end
+			} else if o.cut != nil && o.cut.held > 0 {
 				held[l.ref] = true
 			}
 		}
