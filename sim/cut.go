@@ -46,14 +46,14 @@ type CutTask struct {
 	Progress int64
 	wire     int64 // the bytes of Sends' messages
 	restored bool  // rebuilt by Restore: its sends are sent again, not for the first time
-	// held is the number of Sends, the last ones, that the live object
-	// holds back where its handler left them (due at its end, in o.late
-	// and their network slots): the rest leaves with them, unread, unless
-	// a place or a node's incarnation changed since the cut (placeVer,
-	// incVer then) or a rollback voided their epoch. A checkpoint cuts
-	// every handler and resumes it soon after; moving each message out of
-	// the network's table and back was a fifth of cpr-buddy's time.
-	held             int
+	// The last len(o.late) Sends of the live object's cut are held back
+	// where its handler left them (due at its end, in o.late and their
+	// network slots): the rest leaves with them, unread, unless a place or
+	// a node's incarnation changed since the cut (placeVer, incVer then)
+	// or a rollback voided their epoch. A checkpoint cuts every handler
+	// and resumes it soon after; moving each message out of the network's
+	// table and back was a fifth of cpr-buddy's time. A restored cut holds
+	// none (Restore drops the live one's first).
 	placeVer, incVer uint64
 }
 
@@ -75,7 +75,7 @@ func (c *CutTask) restoredClone() *CutTask {
 	for i, s := range c.Sends {
 		d.Sends[i] = PendingSend{Msg: s.Msg.Clone(), After: s.After}
 	}
-	d.restored, d.held = true, 0
+	d.restored = true
 	return &d
 }
 
@@ -139,7 +139,7 @@ func (rt *Runtime) onCut(ev Event) {
 		rt.inFlight -= o.lateApp
 	}
 	c.wire += o.lateWire
-	c.held, c.placeVer, c.incVer = len(o.late), rt.placeVer, rt.incVer
+	c.placeVer, c.incVer = rt.placeVer, rt.incVer // o.late stays: held
 	o.sends = o.sends[:0]
 	if rt.tracer != nil {
 		rt.traceCompute(id, now)
@@ -162,17 +162,17 @@ func (rt *Runtime) onCut(ev Event) {
 
 // resumeCut starts the rest of object o's cut handler in ctx: its compute
 // is charged, and its messages are sent again at their offsets from now,
-// but for those it held (CutTask.held), which leave with its end as they
-// were; it reports whether it kept them.
+// but for those it held (o.late), which leave with its end as they were;
+// it reports whether it kept them.
 func (rt *Runtime) resumeCut(o *objState) (held bool) {
 	c := &rt.ctx
 	cut := o.cut
 	c.elapsed = cut.Rest
 	sends := cut.Sends
-	if cut.held > 0 {
+	if n := len(o.late); n > 0 {
 		held = cut.placeVer == rt.placeVer && cut.incVer == rt.incVer && o.lateEpoch == rt.epoch
 		if held {
-			sends = sends[:len(sends)-cut.held]
+			sends = sends[:len(sends)-n]
 			rt.inFlight += o.lateApp
 		} else {
 			rt.releaseHeld(o) // sent again below, to where their receivers are now
@@ -194,10 +194,10 @@ func (rt *Runtime) resumeCut(o *objState) (held bool) {
 }
 
 // releaseHeld frees the network slots of the messages object o's cut
-// handler holds back (CutTask.held), which will not leave from them.
+// handler holds back (o.late), which will not leave from them.
 func (rt *Runtime) releaseHeld(o *objState) {
-	if o.cut == nil || o.cut.held == 0 {
-		return
+	if o.cut == nil {
+		return // o.late, if any, is the running handler's
 	}
 	for _, l := range o.late {
 		rt.msgs.take(l.ref)

@@ -468,7 +468,7 @@ func (rt *Runtime) InFlight() []*Message {
 		for _, l := range o.late {
 			if o.running {
 				l.m.SentAt = o.lateAt // a resumed cut's may date from the cut handler's end
-			} else if o.cut != nil && o.cut.held > 0 {
+			} else if o.cut != nil {
 				held[l.ref] = true
 			}
 		}

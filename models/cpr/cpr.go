@@ -187,7 +187,6 @@ type checkpoint struct {
 	owner    []sim.NodeID // node that wrote each object's piece
 	size     []int64      // per object: modeled bytes written (state, image, saved messages)
 	bytes    []int64      // per node: the bytes of the piece it wrote
-	writers  []sim.NodeID // the nodes that wrote a piece, in ascending order
 	copies   map[Tier]pieceCopies
 }
 
@@ -516,12 +515,12 @@ func (p *Protocol) checkpoint() {
 				return
 			}
 		}
-		cp, err := p.snapshot()
+		cp, writers, err := p.snapshot()
 		if err != nil {
 			rt.Abort(fmt.Sprintf("checkpoint: %v", err))
 			return
 		}
-		p.write(cp, func(ok bool) {
+		p.write(cp, writers, func(ok bool) {
 			if gen != p.gen || !ok {
 				return // a writer failed: the checkpoint is void, the detection recovers
 			}
@@ -565,8 +564,9 @@ func (p *Protocol) piece(cp *checkpoint, id, w sim.ObjID) error {
 	return nil
 }
 
-// snapshot serialises every object (and, without drain, the messages in flight).
-func (p *Protocol) snapshot() (*checkpoint, error) {
+// snapshot serialises every object (and, without drain, the messages in
+// flight); it returns the nodes that wrote a piece, in ascending order.
+func (p *Protocol) snapshot() (*checkpoint, []sim.NodeID, error) {
 	rt := p.RT
 	n := rt.NumObjects()
 	cp := &checkpoint{n: p.seq + 1, boundary: p.boundary, snaps: make([]sim.Snap, n),
@@ -576,7 +576,7 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 		id := sim.ObjID(i)
 		w := p.writer(id)
 		if err := p.piece(cp, id, w); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		written[i] = w == id
 	}
@@ -595,17 +595,19 @@ func (p *Protocol) snapshot() (*checkpoint, error) {
 			wrote[cp.owner[i]] = true
 		}
 	}
+	var writers []sim.NodeID
 	for n, ok := range wrote {
 		if ok {
-			cp.writers = append(cp.writers, sim.NodeID(n))
+			writers = append(writers, sim.NodeID(n))
 		}
 	}
-	return cp, nil
+	return cp, writers, nil
 }
 
-// write stores every node's piece on the levels checkpoint cp.n belongs to and
-// calls done when all writes are complete, with false if any of them failed.
-func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
+// write stores the piece of every node of writers (those of cp's snapshot)
+// on the levels checkpoint cp.n belongs to and calls done when all writes
+// are complete, with false if any of them failed.
+func (p *Protocol) write(cp *checkpoint, writers []sim.NodeID, done func(ok bool)) {
 	rt := p.RT
 	w := &writeRun{cp: cp, gen: p.gen, pending: 1, all: true, done: done}
 	p.run = w
@@ -615,7 +617,7 @@ func (p *Protocol) write(cp *checkpoint, done func(ok bool)) {
 			continue
 		}
 		cp.copies[l.Tier] = make(pieceCopies, rt.NumNodes())
-		for _, n := range cp.writers {
+		for _, n := range writers {
 			st.CheckpointBytes += cp.bytes[n]
 			p.writePiece(w, l.Tier, n, cp.bytes[n])
 		}

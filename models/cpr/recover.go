@@ -172,7 +172,7 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		was[o] = append(was[o], i)
 		now[n] = append(now[n], i)
 	}
-	re.writers = slices.Sorted(maps.Keys(now))
+	writers := slices.Sorted(maps.Keys(now))
 	locs := make(pieceCopies, rt.NumNodes())
 	re.copies[Buddy] = locs
 	pending := 1
@@ -184,7 +184,7 @@ func (p *Protocol) rebuild(cp *checkpoint, gen int, then func()) {
 		p.replaceBuddyTier(cp, re)
 		then()
 	}
-	for _, n := range re.writers {
+	for _, n := range writers {
 		objs := now[n]
 		var have []copyLoc
 		if old := cp.owner[objs[0]]; slices.Equal(was[old], objs) {

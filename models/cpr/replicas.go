@@ -143,12 +143,6 @@ func (p *Protocol) rewrite(w *writeRun, n sim.NodeID) bool {
 		cp.bytes[o] += b
 	}
 	slices.Sort(owners)
-	cp.writers = slices.DeleteFunc(cp.writers, func(w sim.NodeID) bool { return w == n })
-	for _, o := range owners {
-		if i, found := slices.BinarySearch(cp.writers, o); !found {
-			cp.writers = slices.Insert(cp.writers, i, o)
-		}
-	}
 	st := rt.Stats()
 	for _, l := range p.cfg.Levels {
 		locs, ok := cp.copies[l.Tier]
