@@ -55,7 +55,7 @@ func (rt *Runtime) kick(n NodeID) {
 		id := nd.ready.pop()
 		o := &rt.objs[id]
 		o.queued = false
-		if !o.dispatchable(rt.place[id], n) {
+		if !o.dispatchable(rt.place[id], n, rt.lost[id]) {
 			continue
 		}
 		rt.runObject(n, id)
@@ -168,7 +168,7 @@ func (rt *Runtime) objectDone(id ObjID) {
 // ready queues object id on its node if it has something to run.
 func (rt *Runtime) ready(id ObjID) {
 	o := &rt.objs[id]
-	if o.queued || o.running || o.lost || o.paused || (!o.needStart && o.cut == nil && o.inbox.len() == 0) {
+	if o.queued || o.running || rt.lost[id] || o.paused || (!o.needStart && o.cut == nil && o.inbox.len() == 0) {
 		return
 	}
 	o.queued = true

@@ -192,7 +192,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 			// it (its source failed after the last byte left), or away
 			// from it (it arrives elsewhere)
 		}
-		if rt.place[i] != n || o.lost {
+		if rt.place[i] != n || rt.lost[i] {
 			continue
 		}
 		rt.failRecs[idx].objects = append(rt.failRecs[idx].objects, ObjID(i))
@@ -224,7 +224,7 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 func (rt *Runtime) lose(id ObjID) {
 	o := &rt.objs[id]
 	rt.abort(id)
-	o.lost, o.queued, o.migrating = true, false, false
+	rt.lost[id], o.queued, o.migrating = true, false, false
 	o.idle = nil
 	rt.dropCut(o)
 	rt.discardInbox(o)
@@ -280,7 +280,7 @@ func (rt *Runtime) onDetect(ev Event) {
 	// the detection), and is no longer the protocol's to recover
 	objs := rec.objects[:0:0]
 	for _, id := range rec.objects {
-		if rt.objs[id].lost && rt.place[id] == rec.Node {
+		if rt.lost[id] && rt.place[id] == rec.Node {
 			objs = append(objs, id)
 		}
 	}
@@ -298,7 +298,7 @@ func (rt *Runtime) onDetect(ev Event) {
 // again (restored or re-created): a failure whose lost objects are all back
 // is restored now.
 func (rt *Runtime) restored(id ObjID) {
-	if len(rt.restoring) == 0 || rt.objs[id].lost {
+	if len(rt.restoring) == 0 || rt.lost[id] {
 		return
 	}
 	out := rt.restoring[:0]

@@ -344,7 +344,7 @@ func (rt *Runtime) onDeliver(ev Event) {
 		rt.checkQuiet()
 		return
 	}
-	if o := &rt.objs[m.Dst]; rt.place[m.Dst] != m.To && !o.lost {
+	if rt.place[m.Dst] != m.To && !rt.lost[m.Dst] {
 		// the object moved while the message travelled: forward it
 		m.From = m.To
 		m.SentAt = rt.eng.now

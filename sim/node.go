@@ -162,7 +162,7 @@ func (rt *Runtime) ReplaceSlot(old, repl NodeID) {
 		unreported = r.objects
 	}
 	for i, at := range rt.place {
-		if at == old && !(rt.objs[i].lost && slices.Contains(unreported, ObjID(i))) {
+		if at == old && !(rt.lost[i] && slices.Contains(unreported, ObjID(i))) {
 			rt.place[i] = repl
 			rt.placeVer++
 		}

@@ -12,7 +12,6 @@ type objState struct {
 	running   bool
 	queued    bool // in its node's ready queue
 	paused    bool
-	lost      bool     // its node failed and it has not been restored yet
 	migrating bool     // Migrate is moving it (Runtime.migrations says from where)
 	idle      []func() // called when the running handler ends
 	runNode   NodeID   // where the running handler runs
@@ -57,15 +56,16 @@ func (rt *Runtime) abort(id ObjID) {
 	}
 }
 
-// dispatchable reports whether object o, placed on node at, can run on node n now.
-func (o *objState) dispatchable(at, n NodeID) bool {
-	return at == n && !o.running && !o.lost && !o.paused && !o.migrating &&
+// dispatchable reports whether object o, placed on node at and lost or
+// not, can run on node n now.
+func (o *objState) dispatchable(at, n NodeID, lost bool) bool {
+	return at == n && !o.running && !lost && !o.paused && !o.migrating &&
 		(o.needStart || o.cut != nil || o.inbox.len() > 0)
 }
 
 // Object returns the live object id (nil while it is lost).
 func (rt *Runtime) Object(id ObjID) Object {
-	if rt.objs[id].lost {
+	if rt.lost[id] {
 		return nil
 	}
 	return rt.objs[id].obj
@@ -78,7 +78,7 @@ func (rt *Runtime) Object(id ObjID) Object {
 // protocol refreshing several objects may raise one report before it lowers
 // another.
 func (rt *Runtime) RefreshProgress(id ObjID) {
-	if o := &rt.objs[id]; !o.lost && o.obj != nil {
+	if o := &rt.objs[id]; !rt.lost[id] && o.obj != nil {
 		rt.restoredProgress(id, o.obj.Progress())
 	}
 }
@@ -90,7 +90,7 @@ func (rt *Runtime) ObjectProgress(id ObjID) int64 { return rt.objs[id].progress 
 func (rt *Runtime) NodeOf(id ObjID) NodeID { return rt.place[id] }
 
 // Lost reports whether object id died with its node and awaits restoration.
-func (rt *Runtime) Lost(id ObjID) bool { return rt.objs[id].lost }
+func (rt *Runtime) Lost(id ObjID) bool { return rt.lost[id] }
 
 // ObjectsOn lists the objects placed on node n.
 func (rt *Runtime) ObjectsOn(n NodeID) []ObjID {
@@ -147,7 +147,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	rt.place[id] = n
 	rt.placeVer++
 	o.inc++
-	o.lost, o.paused, o.migrating, o.queued = false, false, false, false
+	rt.lost[id], o.paused, o.migrating, o.queued = false, false, false, false
 	o.needStart = true
 	rt.dropCut(o)
 	rt.restoredProgress(id, o.obj.Progress())
@@ -187,7 +187,7 @@ func (s *Snap) WireSize() int64 {
 // Snapshot serialises object id. The object must not be running.
 func (rt *Runtime) Snapshot(id ObjID) (Snap, error) {
 	o := &rt.objs[id]
-	if o.lost {
+	if rt.lost[id] {
 		return Snap{}, fmt.Errorf("snapshot of lost object %d", id)
 	}
 	if o.running {
@@ -223,7 +223,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, s Snap) error {
 	rt.place[id] = n
 	rt.placeVer++
 	o.inc++
-	o.lost, o.migrating, o.needStart, o.queued = false, false, !s.Started, false
+	rt.lost[id], o.migrating, o.needStart, o.queued = false, false, !s.Started, false
 	o.paused = false // a restored object starts afresh; protocols pause it again if they need to
 	for _, m := range s.Inbox {
 		o.inbox.push(m)
@@ -320,7 +320,7 @@ func (rt *Runtime) AppStuck() bool {
 	}
 	for i := range rt.objs {
 		o := &rt.objs[i]
-		if !o.lost && !o.paused && (o.needStart || o.cut != nil || o.inbox.len() > 0) {
+		if !rt.lost[i] && !o.paused && (o.needStart || o.cut != nil || o.inbox.len() > 0) {
 			return false
 		}
 	}
@@ -339,7 +339,7 @@ func (rt *Runtime) Running(id ObjID) bool { return rt.objs[id].running }
 // on whatever node the object now lives. Messages for lost objects are dropped.
 func (rt *Runtime) Deliver(m *Message) {
 	o := &rt.objs[m.Dst]
-	if o.lost {
+	if rt.lost[m.Dst] {
 		rt.stats.LostMsgs++
 		return
 	}
@@ -415,7 +415,7 @@ type migration struct {
 // loses nothing: the object arrives.
 func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 	o := &rt.objs[id]
-	if o.lost || o.migrating {
+	if rt.lost[id] || o.migrating {
 		done(false)
 		return
 	}
@@ -441,8 +441,8 @@ func (rt *Runtime) Migrate(id ObjID, dst NodeID, done func(bool)) {
 			done(false) // restored or re-created meanwhile: this state is stale
 			return
 		}
-		if !ok || o.lost {
-			if rt.links[src].state != nodeFailed && !o.lost {
+		if !ok || rt.lost[id] {
+			if rt.links[src].state != nodeFailed && !rt.lost[id] {
 				rt.place[id] = src
 				rt.placeVer++
 				o.migrating = false

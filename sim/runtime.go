@@ -28,6 +28,10 @@ type Runtime struct {
 	nodes []node
 	objs  []objState
 	place []NodeID // place[i] is the node object i is placed on; apart from objs because every send reads it
+	// lost[i]: object i's node failed and it has not been restored yet;
+	// apart from objs because protocols ask it of other objects per
+	// message (Lost), where their objState would be a cache miss
+	lost []bool
 	// placeVer counts changes of place; byNode (objects per node, for
 	// ObjectsOn) is valid while byNodeVer equals it
 	placeVer, byNodeVer uint64
@@ -174,6 +178,7 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 	}
 
 	rt.objs = make([]objState, wl.NumObjects())
+	rt.lost = make([]bool, wl.NumObjects())
 	for i := range rt.objs {
 		rt.objs[i].task = -1
 	}

@@ -189,7 +189,7 @@ func (rt *Runtime) result() Result {
 	}
 	objs := make([]Object, len(rt.objs))
 	for i := range rt.objs {
-		if !rt.objs[i].lost {
+		if !rt.lost[i] {
 			objs[i] = rt.objs[i].obj
 		}
 	}

@@ -311,7 +311,7 @@ func (rt *Runtime) MemAdd(n NodeID, k MemKind, delta int64) {
 func (rt *Runtime) stateOn(n NodeID) int64 {
 	var b int64
 	for _, id := range rt.ObjectsOn(n) {
-		if o := &rt.objs[id]; o.obj != nil && !o.lost {
+		if o := &rt.objs[id]; o.obj != nil && !rt.lost[id] {
 			b += o.obj.ModeledSize()
 		}
 	}

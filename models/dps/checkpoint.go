@@ -232,7 +232,7 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 			p.logEntry(bk, r, k)
 		}
 	}
-	if bk.ck != nil && bk.ready && (ck.stamp <= bk.ck.stamp || !ck.processed.covers(bk.ck.processed)) {
+	if bk.ck != nil && bk.ready && (ck.stamp <= bk.ck.stamp || !ck.processed.covers(&bk.ck.processed)) {
 		return
 	}
 	old := int64(0)

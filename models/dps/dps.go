@@ -196,8 +196,6 @@ type idSet struct {
 	edges peermap.Map[chanKey, seqset.Set]
 }
 
-func newIDSet() *idSet { return &idSet{} }
-
 func (s *idSet) has(src sim.ObjID, op uint64) bool {
 	i := s.edges.Find(chanKey{src, opLife(op)})
 	return i >= 0 && s.edges.At(i).Has(opRank(op)+1)
@@ -236,8 +234,8 @@ func (s *idSet) covers(o *idSet) bool {
 	return true
 }
 
-func (s *idSet) clone() *idSet {
-	return &idSet{edges: s.edges.Clone(func(e seqset.Set) seqset.Set { return e.Clone() })}
+func (s *idSet) clone() idSet {
+	return idSet{edges: s.edges.Clone(func(e seqset.Set) seqset.Set { return e.Clone() })}
 }
 
 // pstate is the protocol part of a thread's state, checkpointed with it.
@@ -268,7 +266,7 @@ type ckptData struct {
 	state     []byte            // nil when initial
 	size      int64             // modeled state size
 	pst       pstate
-	processed *idSet
+	processed idSet
 	queue     []*sim.Message // regeneration: stored duplicates to carry over
 	hist      []msgKey       // Audit, LogOrder: the thread's handling order up to count
 }
@@ -313,8 +311,10 @@ type sentCount struct {
 type thread struct {
 	stateless bool
 	pst       pstate
-	received  *idSet // accepted by the active thread (queued or handled)
-	processed *idSet // handled by the active thread
+	// received and processed are values, not pointers: every message
+	// arriving reads received, and a pointer to follow was a cache miss more
+	received  idSet // accepted by the active thread (queued or handled)
+	processed idSet // handled by the active thread
 	since     int64  // processed since the last checkpoint
 	handled   int64  // handled since the last checkpoint (Every)
 	ckProg    int64  // the object's progress at its last checkpoint (EveryProgress)
@@ -512,7 +512,7 @@ func (p *Protocol) setUp(stateless map[sim.ObjID]bool) {
 	local := map[sim.NodeID]int{} // threads of each node placed so far
 	for i := range p.th {
 		t := &p.th[i]
-		t.received, t.processed = newIDSet(), newIDSet()
+		t.received, t.processed = idSet{}, idSet{}
 		if p.cfg.Audit {
 			t.dispatched = map[msgKey]struct{}{}
 		}
@@ -536,7 +536,7 @@ func (p *Protocol) setUp(stateless map[sim.ObjID]bool) {
 		size := rt.ModeledSize(id)
 		for k := range nb {
 			node := slots[(s+1+(p.skip()+j+k)%(len(slots)-1))%len(slots)]
-			ck := &ckptData{act: t.ord.act, initial: true, size: size, pst: t.pst.clone(), processed: newIDSet()}
+			ck := &ckptData{act: t.ord.act, initial: true, size: size, pst: t.pst.clone()}
 			bk := &backup{node: node, inc: rt.Incarnation(node), gen: 1, ready: true, ck: ck}
 			t.backups = append(t.backups, bk)
 			p.memAdd(node, memState, size)

@@ -463,7 +463,7 @@ func (p *Protocol) recreate(id sim.ObjID) {
 	t.pst.seqOut, t.pst.seqIn = 0, 0
 	t.pst.sent = peermap.Map[sim.ObjID, uint64]{}
 	t.later = t.later[:0]
-	t.received, t.processed = newIDSet(), newIDSet()
+	t.received, t.processed = idSet{}, idSet{}
 	if t.dispatched != nil {
 		t.dispatched = map[msgKey]struct{}{}
 	}
