@@ -315,9 +315,9 @@ type thread struct {
 	// arriving reads received, and a pointer to follow was a cache miss more
 	received  idSet // accepted by the active thread (queued or handled)
 	processed idSet // handled by the active thread
-	since     int64  // processed since the last checkpoint
-	handled   int64  // handled since the last checkpoint (Every)
-	ckProg    int64  // the object's progress at its last checkpoint (EveryProgress)
+	since     int64 // processed since the last checkpoint
+	handled   int64 // handled since the last checkpoint (Every)
+	ckProg    int64 // the object's progress at its last checkpoint (EveryProgress)
 	backups   []*backup
 	bkGen     uint32
 	replaying int    // re-injected objects not yet handled
