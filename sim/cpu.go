@@ -85,9 +85,10 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	if o.cut != nil {
 		held = rt.resumeCut(o)
 	} else if o.needStart {
-		o.needStart = false
+		o.needStart, o.state = false, nil
 		o.obj.Start(c)
 	} else {
+		o.state = nil
 		m := o.inbox.pop()
 		c.elapsed = rt.appMessageCPU(m.Size)
 		rt.proto.OnDispatch(m)
