@@ -118,7 +118,8 @@ func (rt *Runtime) onCut(ev Event) {
 	}
 	now := rt.eng.now
 	t := &rt.tasks.items[o.task]
-	c := &CutTask{Rest: t.end - now, Progress: o.progress, Sends: make([]PendingSend, 0, len(o.sends)+len(o.late))}
+	c := rt.newCut(len(o.sends) + len(o.late))
+	c.Rest, c.Progress = t.end-now, o.progress
 	// the messages that have not left yet leave with the rest: those with
 	// a departure event of their own (sent before the handler's end) find
 	// their slot empty; those due at its end leave the network's table
@@ -158,6 +159,28 @@ func (rt *Runtime) onCut(ev Event) {
 	}
 	rt.checkQuiet()
 	rt.kick(o.runNode)
+}
+
+// cutChunk is how many cut records, and messages of theirs, newCut
+// allocates at once.
+const cutChunk = 512
+
+// newCut returns an empty cut record with room for n messages, cut from
+// chunks: a checkpoint cuts every running handler, and a record and a
+// slice each were two allocations per object and checkpoint. The slice's
+// capacity is n, so that an append cannot reach into another record's.
+func (rt *Runtime) newCut(n int) *CutTask {
+	if len(rt.cutBuf) == 0 {
+		rt.cutBuf = make([]CutTask, cutChunk)
+	}
+	c := &rt.cutBuf[0]
+	rt.cutBuf = rt.cutBuf[1:]
+	if len(rt.sendBuf) < n {
+		rt.sendBuf = make([]PendingSend, max(cutChunk, n))
+	}
+	c.Sends = rt.sendBuf[:0:n]
+	rt.sendBuf = rt.sendBuf[n:]
+	return c
 }
 
 // resumeCut starts the rest of object o's cut handler in ctx: its compute

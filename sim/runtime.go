@@ -115,6 +115,9 @@ type Runtime struct {
 	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect, kDepart, kCut           Kind
 	// cutStep is the protocol's CutStep (cut.go), 0 if it cuts no handler
 	cutStep Time
+	// what newCut has left of its chunks of cut records and their sends
+	cutBuf  []CutTask
+	sendBuf []PendingSend
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects

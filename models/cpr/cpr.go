@@ -610,6 +610,7 @@ func (p *Protocol) snapshot() (*checkpoint, []sim.NodeID, error) {
 func (p *Protocol) write(cp *checkpoint, writers []sim.NodeID, done func(ok bool)) {
 	rt := p.RT
 	w := &writeRun{cp: cp, gen: p.gen, pending: 1, all: true, done: done}
+	w.finished = w.finish
 	p.run = w
 	st := rt.Stats()
 	for _, l := range p.cfg.Levels {
@@ -635,6 +636,28 @@ type writeRun struct {
 	all     bool
 	done    func(ok bool)
 	ops     []*writeOp // under replication only
+	// finished is finish as a func value, made once: a method value made
+	// per write or transfer was an allocation each, two per node and
+	// checkpoint
+	finished func(ok bool)
+	locBuf   []copyLoc // what newLocs has left of its last chunk
+}
+
+// locChunk is how many copy locations newLocs allocates at once.
+const locChunk = 1024
+
+// newLocs returns a slice of the copy locations ls, cut from a chunk: a
+// checkpoint lists one or two per node, and a slice each was an allocation
+// per node and checkpoint. Its capacity is its length, so that an append
+// cannot reach into another node's.
+func (w *writeRun) newLocs(ls ...copyLoc) []copyLoc {
+	if len(w.locBuf) < len(ls) {
+		w.locBuf = make([]copyLoc, max(locChunk, len(ls)))
+	}
+	s := w.locBuf[:len(ls):len(ls)]
+	copy(s, ls)
+	w.locBuf = w.locBuf[len(ls):]
+	return s
 }
 
 // writeOp is a write of a node's piece to a tier, or the transfer of its
@@ -662,14 +685,14 @@ func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
 		self := copyLoc{holder: n, inc: rt.Incarnation(n)}
 		switch t {
 		case PFS:
-			locs[n] = []copyLoc{{holder: sim.None}}
+			locs[n] = w.newLocs(copyLoc{holder: sim.None})
 		case Disk, Memory:
-			locs[n] = []copyLoc{self}
+			locs[n] = w.newLocs(self)
 		case Buddy:
 			// the node keeps its own copy in memory and sends one to its
 			// partner: the piece is lost only when both fail
 			to := p.buddy(n)
-			locs[n] = []copyLoc{self, {holder: to, inc: rt.Incarnation(to)}}
+			locs[n] = w.newLocs(self, copyLoc{holder: to, inc: rt.Incarnation(to)})
 		}
 	}
 	switch t {
@@ -692,7 +715,7 @@ func (p *Protocol) writePiece(w *writeRun, t Tier, n sim.NodeID, b int64) {
 func (p *Protocol) op(w *writeRun, owner, to sim.NodeID, b int64) func(bool) {
 	w.pending++
 	if p.replicas == nil {
-		return w.finish
+		return w.finished
 	}
 	o := &writeOp{owner: owner, to: to, bytes: b}
 	w.ops = append(w.ops, o)
