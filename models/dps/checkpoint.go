@@ -240,7 +240,7 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 		old = bk.ck.size
 	}
 	p.memAdd(bk.node, memState, ck.size-old)
-	bk.ck, bk.ready, bk.stale = ck, true, false
+	bk.ck, bk.processed, bk.ready, bk.stale = ck, ck.processed, true, false
 	for _, k := range sortedKeys(&bk.queue) {
 		if ck.processed.has(k.src, k.op) {
 			p.unstore(bk, k)
@@ -257,7 +257,7 @@ func (p *Protocol) install(id sim.ObjID, bk *backup, ck *ckptData) {
 
 func (p *Protocol) store(bk *backup, m *sim.Message) {
 	k := msgKey{m.Src, m.Hdr.Op}
-	if bk.ck != nil && bk.ck.processed.has(k.src, k.op) {
+	if bk.processed.has(k.src, k.op) {
 		return
 	}
 	q := bk.queue.Ptr(k)
