@@ -258,7 +258,7 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 		ck.sn = append(ck.sn, snCount{o.sn.Key(i), *o.sn.At(i)})
 	}
 	for i := range o.done.Len() {
-		ck.done = append(ck.done, doneSet{o.done.Key(i), (*o.done.At(i)).clone()})
+		ck.done = append(ck.done, doneSet{o.done.Key(i), o.done.At(i).clone()})
 	}
 	slices.SortFunc(ck.done, func(a, b doneSet) int { return cmp.Compare(a.src, b.src) })
 	// modeled size: the object, its tables (an SN or a TN each) and the logged messages kept
@@ -288,7 +288,7 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 		local := slices.Contains(pkg, p.objs[d]) && !rt.Lost(d)
 		var dd *snSet // what d has processed from o
 		if local {
-			dd = p.objs[d].done.Get(o.id)
+			dd = p.objs[d].doneFrom(o.id)
 		}
 		for _, e := range o.log.Get(d) {
 			if local && dd.has(e.sn) {
@@ -309,7 +309,7 @@ func (p *Protocol) unsnap(cks []*objCkpt) {
 		o := p.objs[ck.id]
 		if o.gen == ck.gen {
 			for _, src := range ck.senders {
-				o.addSender(src, o.done.Get(src))
+				o.addSender(src, o.done.Ptr(src))
 			}
 		}
 	}

@@ -266,11 +266,11 @@ type object struct {
 	// sender's SNs: they are dense); byTN is its inverse, by TN (see tables.go)
 	tns         peermap.Map[sim.ObjID, window[snSlot]]
 	byTN        window[tnSlot]
-	done        peermap.Map[sim.ObjID, *snSet] // by sender
-	held        window[*sim.Message]           // by TN, above delivered
-	logged      map[pair]bool                  // tuples already in the remote message log (restored from it; nil until then)
-	senders     []sim.ObjID                    // senders since the last checkpoint (garbage collection), each once
-	sendersMark uint32                         // numbers the senders sets: a sender's done.mark equals it once in senders
+	done        peermap.Map[sim.ObjID, snSet] // by sender (values: a set is read per message arriving, and a pointer to follow was a cache miss more)
+	held        window[*sim.Message]          // by TN, above delivered
+	logged      map[pair]bool                 // tuples already in the remote message log (restored from it; nil until then)
+	senders     []sim.ObjID                   // senders since the last checkpoint (garbage collection), each once
+	sendersMark uint32                        // numbers the senders sets: a sender's done.mark equals it once in senders
 
 	ckptTN uint64 // TNCheckpointed
 	ckpt   *objCkpt
@@ -288,6 +288,15 @@ type object struct {
 	replayTo uint64
 	waiting  []*sim.Message // multi_failure: messages arrived while gated
 	// the multi_failure flag "tuple on its way to the buddy" is in tns
+}
+
+// doneFrom returns the SNs from src that o has processed (nil: none). It
+// points into o.done: valid until a sender is added.
+func (o *object) doneFrom(src sim.ObjID) *snSet {
+	if i := o.done.Find(src); i >= 0 {
+		return o.done.At(i)
+	}
+	return nil
 }
 
 // addSender records src, whose done set is d, among o's senders.
@@ -376,7 +385,7 @@ func (o *object) reset() {
 	o.logBytes = 0
 	o.tnCount, o.tnProcessed, o.delivered = 0, 0, 0
 	o.tns, o.byTN = peermap.Map[sim.ObjID, window[snSlot]]{}, window[tnSlot]{}
-	o.done = peermap.Map[sim.ObjID, *snSet]{}
+	o.done = peermap.Map[sim.ObjID, snSet]{}
 	o.held = window[*sim.Message]{}
 	o.logged = nil
 	o.senders, o.sendersMark = nil, 1 // marks of fresh or cloned done sets are 0

@@ -26,7 +26,7 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	}
 	k := pair{m.Src, m.Hdr.SN}
 	tn := m.Hdr.TN
-	if tn == 0 || w.done.Get(m.Src).has(m.Hdr.SN) || tn <= w.delivered || w.heldAt(tn) != nil {
+	if tn == 0 || w.doneFrom(m.Src).has(m.Hdr.SN) || tn <= w.delivered || w.heldAt(tn) != nil {
 		p.Stats.Duplicates++
 		return false
 	}
@@ -67,11 +67,7 @@ func (p *Protocol) OnDispatch(m *sim.Message) {
 	}
 	w := p.objs[m.Dst]
 	w.tnProcessed = m.Hdr.TN
-	dp := w.done.Ptr(m.Src)
-	if *dp == nil {
-		*dp = &snSet{}
-	}
-	d := *dp
+	d := w.done.Ptr(m.Src)
 	d.Add(m.Hdr.SN)
 	w.addSender(m.Src, d)
 	if w.catchUp > 0 && w.tnProcessed >= w.catchUp {

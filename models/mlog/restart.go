@@ -194,7 +194,7 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		// checkpoint: its tables died with it
 		w := p.objs[k.dst]
 		live := !restored[k.dst] && !p.RT.Lost(k.dst)
-		d := w.done.Get(k.src)
+		d := w.doneFrom(k.src)
 		if !live {
 			d = w.ckpt.doneOf(k.src)
 		}
@@ -528,8 +528,7 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 		*o.sn.Ptr(x.dst) = x.sn
 	}
 	for i := range ck.done {
-		d := ck.done[i].set.clone()
-		*o.done.Ptr(ck.done[i].src) = &d
+		*o.done.Ptr(ck.done[i].src) = ck.done[i].set.clone()
 	}
 	o.tnProcessed, o.delivered, o.ckptTN, o.tnCount = ck.tnProcessed, ck.tnProcessed, ck.tnProcessed, ck.tnProcessed
 	for _, e := range ck.log {

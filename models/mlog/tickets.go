@@ -165,7 +165,7 @@ func (p *Protocol) answer(w *object, q ticketReq) {
 func (p *Protocol) ticket(w *object, src sim.ObjID, sn uint64) (tn uint64, old, ok bool) {
 	k := pair{src, sn}
 	tn = w.tnOf(k)
-	if w.done.Get(src).has(sn) {
+	if w.doneFrom(src).has(sn) {
 		p.Stats.OldTickets++
 		return tn, true, true
 	}
