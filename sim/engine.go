@@ -107,6 +107,9 @@ func (e *Engine) Now() Time { return e.now }
 // Executed is the number of events run so far.
 func (e *Engine) Executed() uint64 { return e.executed }
 
+// Scheduled is the number of events scheduled so far.
+func (e *Engine) Scheduled() uint64 { return e.seq }
+
 // Pending is the number of events in the queue.
 func (e *Engine) Pending() int {
 	return e.q.len()

@@ -154,3 +154,25 @@ func TestPrefetchAhead(t *testing.T) {
 		t.Errorf("%d prefetcher calls, want %d; %d events ran, want %d", len(calls), want, len(ran), n+1)
 	}
 }
+
+// EventMark changes when an event is scheduled or run, and only then.
+func TestEventMark(t *testing.T) {
+	var marks []EventMark
+	steps := map[Time]func(rt *Runtime){
+		Millisecond: func(rt *Runtime) {
+			a := rt.EventMark()
+			b := rt.EventMark()
+			rt.SetTimer(0, 2*Millisecond, 1, 0)
+			marks = append(marks, a, b, rt.EventMark())
+		},
+		3 * Millisecond: func(rt *Runtime) { marks = append(marks, rt.EventMark()) },
+	}
+	rt, err := New(testConfig(1), &scriptWL{n: 1, total: 1}, &atProto{steps: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Run()
+	if len(marks) != 4 || marks[0] != marks[1] || marks[1] == marks[2] || marks[2] == marks[3] {
+		t.Errorf("marks %+v: want the first two equal (nothing happened), then a change at the timer set, then one at the events run", marks)
+	}
+}

@@ -316,6 +316,18 @@ func (rt *Runtime) Abort(reason string) {
 // Now is the current simulated time.
 func (rt *Runtime) Now() Time { return rt.eng.now }
 
+// EventMark identifies the run's current point in its events: it changes
+// whenever an event is scheduled or run. A protocol that finds it unchanged
+// since it scheduled an event knows that the event is still the last one
+// scheduled and has not run: work joined to it runs in the order an event
+// of its own, scheduled now for the same time, would have.
+type EventMark struct{ scheduled, executed uint64 }
+
+// EventMark returns the run's current EventMark.
+func (rt *Runtime) EventMark() EventMark {
+	return EventMark{rt.eng.Scheduled(), rt.eng.Executed()}
+}
+
 // Config returns the cluster configuration.
 func (rt *Runtime) Config() Config { return rt.cfg }
 

@@ -5,18 +5,6 @@ import (
 	"testing"
 )
 
-// atProto runs its steps at their times from Start.
-type atProto struct {
-	BaseProtocol
-	steps map[Time]func(rt *Runtime)
-}
-
-func (p *atProto) Start() {
-	for at, f := range p.steps {
-		p.RT.At(at, func() { f(p.RT) })
-	}
-}
-
 // Snapshot reuses the bytes it marshalled while the object has not changed
 // since, and marshals again after a handler, a hand-out by Object, or a
 // restore: a stale state would roll a checkpoint back to before the change.

@@ -105,3 +105,15 @@ func only0(f func(c *Ctx)) func(c *Ctx) {
 		}
 	}
 }
+
+// atProto runs its steps at their times from Start.
+type atProto struct {
+	BaseProtocol
+	steps map[Time]func(rt *Runtime)
+}
+
+func (p *atProto) Start() {
+	for at, f := range p.steps {
+		p.RT.At(at, func() { f(p.RT) })
+	}
+}

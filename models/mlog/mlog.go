@@ -161,8 +161,10 @@ type Protocol struct {
 	retryRecv    []*receipt                // multi_failure: receivers' tuples waiting for a live buddy
 	receipts     []*receipt                // multi_failure: receipts done with, for reuse
 	entryBuf     []entry                   // the rest of the block newEntry cuts entries from
-	sends        []*entry                  // entries waiting for their first send, by timer (sendAt); nil: free
+	sends        [][]*entry                // entries waiting for their first send, by timer (sendAt), in send order; empty: free
 	sendFree     []int64                   // free slots of sends (a slot whose timer died with its node stays taken)
+	lastSend     sendTimer                 // the last first-send timer set (sendAt)
+	timerPerSend bool                      // set by tests: a first-send timer for each send, none shared
 	scratch      *none.Restarter
 	fallen       bool     // an unrecoverable pattern: restarting from scratch
 	life         int64    // bumped by each restart from scratch: older checkpoint timers are void
@@ -185,6 +187,16 @@ type Protocol struct {
 	// restart beginning ("resend": failed node, restarting node) and a
 	// restart complete ("restarted": failed node, restarting node)
 	hook func(event string, a, b, c sim.NodeID)
+}
+
+// sendTimer is a first-send timer: its slot in Protocol.sends (-1: none), the sender
+// object and the time it fires at, and the runtime's EventMark just after
+// it was set.
+type sendTimer struct {
+	slot int64
+	obj  sim.ObjID
+	at   sim.Time
+	mark sim.EventMark
 }
 
 // pair names a message by its sender and sequence number.
@@ -365,6 +377,7 @@ func (p *Protocol) Init(rt *sim.Runtime) {
 	p.booting = map[sim.NodeID]*recovery{}
 	p.bootingGroup = map[sim.NodeID]groupSpare{}
 	p.holds = make([]int32, rt.NumObjects())
+	p.lastSend.slot = -1 // none yet
 	p.lastProgress = map[sim.NodeID]int64{}
 	p.prio = map[sim.NodeID]*priority{}
 	if p.cfg.MeasureRestart && p.Probe == nil {
@@ -419,10 +432,13 @@ func (p *Protocol) arm(n sim.NodeID) {
 // checkpoint (timerCheckpoint).
 func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
 	if tag == timerSend { // life is the slot in p.sends
-		e := p.sends[life]
-		p.sends[life] = nil
+		es := p.sends[life]
+		for _, e := range es {
+			p.firstSend(p.objs[e.m.Src], e)
+		}
+		clear(es)
+		p.sends[life] = es[:0] // free, its room kept for the next timer
 		p.sendFree = append(p.sendFree, life)
-		p.firstSend(p.objs[e.m.Src], e)
 		return
 	}
 	if tag != timerCheckpoint || p.fallen || life != p.life {

@@ -2,6 +2,7 @@ package mlog
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -545,5 +546,38 @@ func TestProtocolCPUCosts(t *testing.T) {
 			}
 			t.Logf("charged %v, makespan %v (baseline %v + %v)", want, res.Makespan, base.Makespan, res.Makespan-base.Makespan)
 		})
+	}
+}
+
+// The sends a handler makes at its end share a first-send timer, and that
+// changes nothing but the number of events: with a timer per send, the
+// same makespan, counters and recoveries, failures and restarts included.
+func TestSharedSendTimersChangeNothing(t *testing.T) {
+	fails := []sim.ScriptedFailure{{Node: 1, Progress: 0.3, ByProgress: true}, {Node: 2, Progress: 0.6, ByProgress: true}}
+	for _, multi := range []bool{false, true} {
+		for _, mode := range []string{RestartBasic, RestartFast} {
+			run := func(perSend bool) (sim.Result, Counters) {
+				cfg := testCluster(4)
+				cfg.Failures, cfg.Planned = sim.ScriptedFailures, fails
+				pc := DefaultConfig()
+				pc.Period, pc.Restart, pc.MultiFailure = 20*sim.Millisecond, mode, multi
+				p := mustNew(t, pc)
+				p.timerPerSend = perSend
+				res := runWith(t, cfg, stencilJob(t, 4, 2, 60), p)
+				return res, p.Stats
+			}
+			shared, sc := run(false)
+			own, oc := run(true)
+			if shared.Makespan != own.Makespan || shared.Stats != own.Stats || sc != oc || !reflect.DeepEqual(shared.Recoveries, own.Recoveries) {
+				t.Errorf("multi_failure %v, %s restart: shared timers %v %+v %+v, a timer per send %v %+v %+v",
+					multi, mode, shared.Makespan, shared.Stats, sc, own.Makespan, own.Stats, oc)
+			}
+			if shared.Stats.Failures != len(fails) || sc.Restarts != int64(len(fails)) {
+				t.Errorf("multi_failure %v, %s restart: %d failures, %d restarts, want %d", multi, mode, shared.Stats.Failures, sc.Restarts, len(fails))
+			}
+			if shared.Events >= own.Events {
+				t.Errorf("multi_failure %v, %s restart: %d events with shared timers, %d without: none saved", multi, mode, shared.Events, own.Events)
+			}
+		}
 	}
 }
