@@ -161,25 +161,12 @@ func (rt *Runtime) onCut(ev Event) {
 	rt.kick(o.runNode)
 }
 
-// cutChunk is how many cut records, and messages of theirs, newCut
-// allocates at once.
-const cutChunk = 512
-
 // newCut returns an empty cut record with room for n messages, cut from
-// chunks: a checkpoint cuts every running handler, and a record and a
-// slice each were two allocations per object and checkpoint. The slice's
-// capacity is n, so that an append cannot reach into another record's.
+// blocks: a checkpoint cuts every running handler, and a record and a
+// slice each were two allocations per object and checkpoint.
 func (rt *Runtime) newCut(n int) *CutTask {
-	if len(rt.cutBuf) == 0 {
-		rt.cutBuf = make([]CutTask, cutChunk)
-	}
-	c := &rt.cutBuf[0]
-	rt.cutBuf = rt.cutBuf[1:]
-	if len(rt.sendBuf) < n {
-		rt.sendBuf = make([]PendingSend, max(cutChunk, n))
-	}
-	c.Sends = rt.sendBuf[:0:n]
-	rt.sendBuf = rt.sendBuf[n:]
+	c := rt.cuts.New()
+	c.Sends = rt.cutSends.Slice(n)[:0]
 	return c
 }
 

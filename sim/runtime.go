@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync/atomic"
+
+	"ftsim/internal/chunk"
 )
 
 // Runtime is one simulated run: the engine, the cluster's nodes, the
@@ -115,9 +117,9 @@ type Runtime struct {
 	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect, kDepart, kCut           Kind
 	// cutStep is the protocol's CutStep (cut.go), 0 if it cuts no handler
 	cutStep Time
-	// what newCut has left of its chunks of cut records and their sends
-	cutBuf  []CutTask
-	sendBuf []PendingSend
+	// cut records and their message lists, cut from blocks (newCut)
+	cuts     chunk.Alloc[CutTask]
+	cutSends chunk.Alloc[PendingSend]
 }
 
 // New builds a run of workload wl under protocol p on the cluster cfg. Objects

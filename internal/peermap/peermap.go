@@ -48,6 +48,15 @@ func (m *Map[K, V]) Get(k K) V {
 	return zero
 }
 
+// Lookup returns a pointer to the value of k, or nil if k is absent. The
+// pointer is valid until the next insertion.
+func (m *Map[K, V]) Lookup(k K) *V {
+	if i := m.Find(k); i >= 0 {
+		return &m.vals[i]
+	}
+	return nil
+}
+
 // Ptr returns a pointer to the value of k, adding k with the zero value if it
 // is absent. The pointer is valid until the next insertion.
 func (m *Map[K, V]) Ptr(k K) *V {

@@ -42,6 +42,10 @@ func TestMap(t *testing.T) {
 				if got, want := m.Get(k), ref[k]; got != want {
 					t.Fatalf("Get(%d) = %d, want %d", k, got, want)
 				}
+				v, ok := ref[k]
+				if p := m.Lookup(k); (p != nil) != ok || p != nil && *p != v {
+					t.Fatalf("Lookup(%d) = %v, want present %v with %d", k, p, ok, v)
+				}
 			}
 			for i := range m.Len() { // positions agree with Find
 				if k := m.Key(i); m.Find(k) != i || *m.At(i) != ref[k] {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"ftsim/internal/chunk"
 	"ftsim/models/none"
 	"ftsim/sim"
 )
@@ -609,7 +610,7 @@ func (p *Protocol) snapshot() (*checkpoint, []sim.NodeID, error) {
 // are complete, with false if any of them failed.
 func (p *Protocol) write(cp *checkpoint, writers []sim.NodeID, done func(ok bool)) {
 	rt := p.RT
-	w := &writeRun{cp: cp, gen: p.gen, pending: 1, all: true, done: done}
+	w := &writeRun{cp: cp, gen: p.gen, pending: 1, all: true, done: done, locs: chunk.Alloc[copyLoc]{Size: 1024}}
 	w.finished = w.finish
 	p.run = w
 	st := rt.Stats()
@@ -640,23 +641,16 @@ type writeRun struct {
 	// per write or transfer was an allocation each, two per node and
 	// checkpoint
 	finished func(ok bool)
-	locBuf   []copyLoc // what newLocs has left of its last chunk
+	// locs are the copy locations of the checkpoint's pieces, one or two
+	// per node, cut from blocks (a slice each was an allocation per node
+	// and checkpoint)
+	locs chunk.Alloc[copyLoc]
 }
 
-// locChunk is how many copy locations newLocs allocates at once.
-const locChunk = 1024
-
-// newLocs returns a slice of the copy locations ls, cut from a chunk: a
-// checkpoint lists one or two per node, and a slice each was an allocation
-// per node and checkpoint. Its capacity is its length, so that an append
-// cannot reach into another node's.
+// newLocs returns a slice of the copy locations ls from w.locs.
 func (w *writeRun) newLocs(ls ...copyLoc) []copyLoc {
-	if len(w.locBuf) < len(ls) {
-		w.locBuf = make([]copyLoc, max(locChunk, len(ls)))
-	}
-	s := w.locBuf[:len(ls):len(ls)]
+	s := w.locs.Slice(len(ls))
 	copy(s, ls)
-	w.locBuf = w.locBuf[len(ls):]
 	return s
 }
 

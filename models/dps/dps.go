@@ -197,18 +197,17 @@ type idSet struct {
 }
 
 func (s *idSet) has(src sim.ObjID, op uint64) bool {
-	i := s.edges.Find(chanKey{src, opLife(op)})
-	return i >= 0 && s.edges.At(i).Has(opRank(op)+1)
+	e := s.edges.Lookup(chanKey{src, opLife(op)})
+	return e != nil && e.Has(opRank(op)+1)
 }
 
 // next returns the first rank of sender src's life that s lacks: s holds
 // every rank below it.
 func (s *idSet) next(src sim.ObjID, life uint32) uint64 {
-	i := s.edges.Find(chanKey{src, life})
-	if i < 0 {
-		return 0
+	if e := s.edges.Lookup(chanKey{src, life}); e != nil {
+		return e.Low()
 	}
-	return s.edges.At(i).Low()
+	return 0
 }
 
 func (s *idSet) add(src sim.ObjID, op uint64) {

@@ -288,7 +288,7 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 		local := slices.Contains(pkg, p.objs[d]) && !rt.Lost(d)
 		var dd *snSet // what d has processed from o
 		if local {
-			dd = p.objs[d].doneFrom(o.id)
+			dd = p.objs[d].done.Lookup(o.id)
 		}
 		for _, e := range o.log.Get(d) {
 			if local && dd.has(e.sn) {

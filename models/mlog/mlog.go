@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 
+	"ftsim/internal/chunk"
 	"ftsim/internal/peermap"
 	"ftsim/internal/seqset"
 	"ftsim/models/none"
@@ -160,11 +161,15 @@ type Protocol struct {
 	retry        []*pendingLocal           // local-mode tuples waiting for a live buddy
 	retryRecv    []*receipt                // multi_failure: receivers' tuples waiting for a live buddy
 	receipts     []*receipt                // multi_failure: receipts done with, for reuse
-	entryBuf     []entry                   // the rest of the block newEntry cuts entries from
-	sends        [][]*entry                // entries waiting for their first send, by timer (sendAt), in send order; empty: free
-	sendFree     []int64                   // free slots of sends (a slot whose timer died with its node stays taken)
-	lastSend     sendTimer                 // the last first-send timer set (sendAt)
-	timerPerSend bool                      // set by tests: a first-send timer for each send, none shared
+	// entries are the log's, one per application message, cut from blocks;
+	// never reused (a pruned one may still be referenced, and is known by
+	// its done flag), a block is freed once none of its entries is
+	// referenced, about a checkpoint period after it was cut
+	entries      chunk.Alloc[entry]
+	sends        [][]*entry // entries waiting for their first send, by timer (sendAt), in send order; empty: free
+	sendFree     []int64    // free slots of sends (a slot whose timer died with its node stays taken)
+	lastSend     sendTimer  // the last first-send timer set (sendAt)
+	timerPerSend bool       // set by tests: a first-send timer for each send, none shared
 	scratch      *none.Restarter
 	fallen       bool     // an unrecoverable pattern: restarting from scratch
 	life         int64    // bumped by each restart from scratch: older checkpoint timers are void
@@ -300,15 +305,6 @@ type object struct {
 	replayTo uint64
 	waiting  []*sim.Message // multi_failure: messages arrived while gated
 	// the multi_failure flag "tuple on its way to the buddy" is in tns
-}
-
-// doneFrom returns the SNs from src that o has processed (nil: none). It
-// points into o.done: valid until a sender is added.
-func (o *object) doneFrom(src sim.ObjID) *snSet {
-	if i := o.done.Find(src); i >= 0 {
-		return o.done.At(i)
-	}
-	return nil
 }
 
 // addSender records src, whose done set is d, among o's senders.

@@ -46,7 +46,7 @@ func (p *Protocol) sendDirect(s *object, e *entry) {
 // buddy before the message can be processed.
 func (p *Protocol) arriveDirect(w *object, m *sim.Message) {
 	k := pair{m.Src, m.Hdr.SN}
-	if w.doneFrom(m.Src).has(m.Hdr.SN) {
+	if w.done.Lookup(m.Src).has(m.Hdr.SN) {
 		p.Stats.Duplicates++
 		p.tellSender(w, k, w.tnOf(k), true)
 		return

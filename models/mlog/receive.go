@@ -26,7 +26,7 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	}
 	k := pair{m.Src, m.Hdr.SN}
 	tn := m.Hdr.TN
-	if tn == 0 || w.doneFrom(m.Src).has(m.Hdr.SN) || tn <= w.delivered || w.heldAt(tn) != nil {
+	if tn == 0 || w.done.Lookup(m.Src).has(m.Hdr.SN) || tn <= w.delivered || w.heldAt(tn) != nil {
 		p.Stats.Duplicates++
 		return false
 	}

@@ -194,7 +194,7 @@ func (p *Protocol) recoverable(objs []*object) (map[pairKey]uint64, string) {
 		// checkpoint: its tables died with it
 		w := p.objs[k.dst]
 		live := !restored[k.dst] && !p.RT.Lost(k.dst)
-		d := w.doneFrom(k.src)
+		d := w.done.Lookup(k.src)
 		if !live {
 			d = w.ckpt.doneOf(k.src)
 		}

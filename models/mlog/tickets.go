@@ -25,7 +25,7 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	m.Hdr.Bytes = p.cfg.HeaderBytes
 	// the log keeps m itself: the runtime lets go of a message its protocol
 	// holds back (transmit hands it over once, see entry.given)
-	e := p.newEntry()
+	e := p.entries.New()
 	sz := m.WireSize()
 	*e = entry{m: m, dst: m.Dst, sn: m.Hdr.SN, wire: sz, gen: s.gen}
 	l := s.log.Ptr(m.Dst)
@@ -53,10 +53,11 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 // timer: a send of the same object for the same time joins the last timer
 // set while no event has been scheduled or run since (the EventMark is
 // unchanged), where its own timer would have been the very next event, run
-// right after that one. That is an event fewer per message.
+// right after that one (and the timer has not fired: that would have run an
+// event). That is an event fewer per message.
 func (p *Protocol) sendAt(s *object, e *entry, t sim.Time) {
 	rt := p.RT
-	if l := &p.lastSend; !p.timerPerSend && l.slot >= 0 && l.obj == s.id && l.at == t && l.mark == rt.EventMark() && len(p.sends[l.slot]) > 0 {
+	if l := &p.lastSend; !p.timerPerSend && l.slot >= 0 && l.obj == s.id && l.at == t && l.mark == rt.EventMark() {
 		p.sends[l.slot] = append(p.sends[l.slot], e)
 		return
 	}
@@ -79,23 +80,6 @@ func (p *Protocol) firstSend(s *object, e *entry) {
 	} else {
 		p.requestTicket(s, e)
 	}
-}
-
-// entryBlock is how many log entries newEntry allocates at once.
-const entryBlock = 64
-
-// newEntry returns a zero entry cut from a block: the log makes one per
-// application message, and a block costs one allocation per entryBlock of
-// them. Entries are never reused (a pruned one may still be referenced, and
-// is known by its done flag); a block is freed once none of its entries is
-// referenced, about a checkpoint period after it was cut.
-func (p *Protocol) newEntry() *entry {
-	if len(p.entryBuf) == 0 {
-		p.entryBuf = make([]entry, entryBlock)
-	}
-	e := &p.entryBuf[0]
-	p.entryBuf = p.entryBuf[1:]
-	return e
 }
 
 // live reports whether entry e of sender s is still in a live log.
@@ -177,7 +161,7 @@ func (p *Protocol) answer(w *object, q ticketReq) {
 func (p *Protocol) ticket(w *object, src sim.ObjID, sn uint64) (tn uint64, old, ok bool) {
 	k := pair{src, sn}
 	tn = w.tnOf(k)
-	if w.doneFrom(src).has(sn) {
+	if w.done.Lookup(src).has(sn) {
 		p.Stats.OldTickets++
 		return tn, true, true
 	}
