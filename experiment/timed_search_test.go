@@ -273,6 +273,18 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenar
 //     rollback to it the message was lost; the blocks waited for ever,
 //     checkpointed every period. A handler's late messages are now reset
 //     at every handler.
+//   - "sender failed before resending a TN" (the whole
+//     TestLongFailureBurstsOtherWorkloads search, session 62): mlog's fast
+//     restart with multi_failure and CPU costs, on TSP. Object 3, restored
+//     after a failure, lost again with its buddy the tuple of TN 3, which
+//     it had given to object 1's SN 1; the restore left it to object 1,
+//     which still knew the TN, to resend. Object 1's node failed before it
+//     did, and object 1 was restored from a checkpoint that kept the entry;
+//     its restart had not resent it when object 3's gate, no longer waiting
+//     for the failed node, opened. Object 3 gave TN 3 to another message,
+//     re-executed in another order and never regenerated the message that
+//     object 4 was replaying to: object 4 waited for ever. A gate now also
+//     reserves the TNs that live senders' logs hold for it.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -319,6 +331,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"result past the restored master's next", "farm", optionProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(0, 455.251), us(1, 664.765), us(2, 748.57), us(0, 752.76)}, &otherWorkloads[5]},
 		{"knapsack message lost to an undetected failure", "dp", searchProtocols[11], searchClusters[3], []scenarios.ScriptedFailure{us(0, 52.735), us(3, 53.861), us(2, 59.491)}, &otherWorkloads[9]},
 		{"knapsack message lost to an undetected failure, with spares", "dp", searchProtocols[10], searchClusters[3], []scenarios.ScriptedFailure{us(2, 13.908), us(4, 27.983), us(3, 27.983), us(0, 33.613)}, &otherWorkloads[9]},
+		{"sender failed before resending a TN", "dp", optionProtocols[16], searchClusters[2], []scenarios.ScriptedFailure{us(3, 5.226), us(4, 20.007), us(3, 25.919), us(1, 31.831), us(4, 31.89)}, &otherWorkloads[4]},
 		{"cut of a handler that sent nothing", "dp", searchProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(3, 70.628), us(3, 71.684), us(3, 71.895), us(1, 76.119), us(1, 76.119)}, &otherWorkloads[10]},
 	}
 	for _, tc := range cases {

@@ -785,29 +785,46 @@ func (p *Protocol) openGate(r *recovery, w *object) {
 	p.finishIfOpen(r)
 }
 
-// reserveTNs records in w's TN table the TNs that the logs of objects
-// lost now (their checkpoints' logs) hold for w: the restore of those
-// objects resends them with those TNs (resendFrom), after w's gate may
-// have opened, since detach opens it when their node fails, even with
-// their resends to w on the wire. Handed out to other messages meanwhile,
-// the TNs would make those resends stale, and w would never process them.
+// reserveTNs records in w's TN table the TNs that its senders' logs hold
+// for w and w does not know: the checkpoint's log of a sender lost now,
+// whose restore resends them with those TNs (resendFrom), and the live log
+// of any other, notably a sender restored after an earlier failure whose
+// restart has not resent them yet. Either resend may come after w's gate
+// opens, since detach opens it when a node it waited for fails, even with
+// resends to w on the wire or not yet sent. Handed out to other messages
+// meanwhile, the TNs would make those resends stale, and w would never
+// process them.
 func (p *Protocol) reserveTNs(w *object) {
 	for _, s := range p.objs {
-		if s == w || !p.RT.Lost(s.id) || s.ckpt == nil {
-			continue
-		}
-		l := s.ckpt.log // sorted by receiver, then SN
-		i, _ := slices.BinarySearchFunc(l, w.id, func(e entry, dst sim.ObjID) int { return cmp.Compare(e.dst, dst) })
-		for ; i < len(l) && l[i].dst == w.id; i++ {
-			e := &l[i]
-			k := pair{s.id, e.sn}
-			if !e.resentWithTN(w) || w.tnOf(k) != 0 {
-				continue // not resent to w with its TN, or known
+		switch {
+		case s == w:
+		case p.RT.Lost(s.id):
+			if s.ckpt == nil {
+				continue
 			}
-			if _, taken := w.byTNAt(e.tn); !taken {
-				w.setTN(k, e.tn)
+			l := s.ckpt.log // sorted by receiver, then SN
+			i, _ := slices.BinarySearchFunc(l, w.id, func(e entry, dst sim.ObjID) int { return cmp.Compare(e.dst, dst) })
+			for ; i < len(l) && l[i].dst == w.id; i++ {
+				w.reserveTN(s.id, &l[i])
+			}
+		default:
+			for _, e := range s.log.Get(w.id) {
+				w.reserveTN(s.id, e)
 			}
 		}
+	}
+}
+
+// reserveTN records in w's TN table the TN of sender s's logged entry e,
+// unless s does not resend it with that TN, w knows its TN, or w gave that
+// TN to another message.
+func (w *object) reserveTN(s sim.ObjID, e *entry) {
+	k := pair{s, e.sn}
+	if !e.resentWithTN(w) || w.tnOf(k) != 0 {
+		return
+	}
+	if _, taken := w.byTNAt(e.tn); !taken {
+		w.setTN(k, e.tn)
 	}
 }
 
