@@ -6,14 +6,21 @@ package peermap
 // Map is a map for the per-object tables keyed by a peer. A stencil block has
 // a handful of peers, and with 20,000 objects a Go map per table is a cache
 // miss and a hash per lookup: up to LinearMax keys a lookup scans a short
-// slice instead. An object with many peers (a task farm's master) gets an
-// index. Iteration (Key, At, Keys) is in insertion order, but for the
-// deletions that move the last key into the deleted one's place: it is
-// deterministic. The zero Map is empty and ready to use.
+// slice instead. Each key sits beside its value, so that a lookup's first
+// touch of the table also brings in the value it finds. An object with many
+// peers (a task farm's master) gets an index. Iteration (Key, At, AppendKeys)
+// is in insertion order, but for the deletions that move the last key into
+// the deleted one's place: it is deterministic. The zero Map is empty and
+// ready to use.
 type Map[K comparable, V any] struct {
-	keys  []K
-	vals  []V
+	es    []kv[K, V]
 	index map[K]int32 // nil until there are more than LinearMax keys
+}
+
+// kv is a key and its value.
+type kv[K comparable, V any] struct {
+	k K
+	v V
 }
 
 // LinearMax is the number of keys up to which a lookup scans: a scan of 48
@@ -31,8 +38,8 @@ func (m *Map[K, V]) Find(k K) int {
 		}
 		return -1
 	}
-	for i, x := range m.keys {
-		if x == k {
+	for i := range m.es {
+		if m.es[i].k == k {
 			return i
 		}
 	}
@@ -42,7 +49,7 @@ func (m *Map[K, V]) Find(k K) int {
 // Get returns the value of k, or the zero value.
 func (m *Map[K, V]) Get(k K) V {
 	if i := m.Find(k); i >= 0 {
-		return m.vals[i]
+		return m.es[i].v
 	}
 	var zero V
 	return zero
@@ -52,7 +59,7 @@ func (m *Map[K, V]) Get(k K) V {
 // pointer is valid until the next insertion.
 func (m *Map[K, V]) Lookup(k K) *V {
 	if i := m.Find(k); i >= 0 {
-		return &m.vals[i]
+		return &m.es[i].v
 	}
 	return nil
 }
@@ -61,43 +68,44 @@ func (m *Map[K, V]) Lookup(k K) *V {
 // is absent. The pointer is valid until the next insertion.
 func (m *Map[K, V]) Ptr(k K) *V {
 	if i := m.Find(k); i >= 0 {
-		return &m.vals[i]
+		return &m.es[i].v
 	}
-	var zero V
-	m.keys = append(m.keys, k)
-	m.vals = append(m.vals, zero)
-	n := len(m.keys)
+	m.es = append(m.es, kv[K, V]{k: k})
+	n := len(m.es)
 	if m.index != nil {
 		m.index[k] = int32(n - 1)
 	} else if n > LinearMax {
 		m.index = make(map[K]int32, 2*n)
-		for i, x := range m.keys {
-			m.index[x] = int32(i)
+		for i := range m.es {
+			m.index[m.es[i].k] = int32(i)
 		}
 	}
-	return &m.vals[n-1]
+	return &m.es[n-1].v
 }
 
 // Len returns the number of keys.
-func (m *Map[K, V]) Len() int { return len(m.keys) }
+func (m *Map[K, V]) Len() int { return len(m.es) }
 
 // Key returns the key at position i (0 ≤ i < Len()).
-func (m *Map[K, V]) Key(i int) K { return m.keys[i] }
+func (m *Map[K, V]) Key(i int) K { return m.es[i].k }
 
 // At returns a pointer to the value at position i (0 ≤ i < Len()), valid
 // until the next insertion.
-func (m *Map[K, V]) At(i int) *V { return &m.vals[i] }
+func (m *Map[K, V]) At(i int) *V { return &m.es[i].v }
 
-// Keys returns the keys in iteration order. The slice is the map's own: the
-// caller must not modify it, and it is valid until the next insertion or
-// deletion.
-func (m *Map[K, V]) Keys() []K { return m.keys }
+// AppendKeys appends the keys, in iteration order, to dst and returns it.
+func (m *Map[K, V]) AppendKeys(dst []K) []K {
+	for i := range m.es {
+		dst = append(dst, m.es[i].k)
+	}
+	return dst
+}
 
 // Clone returns a copy whose values are copied with cp.
 func (m *Map[K, V]) Clone(cp func(V) V) Map[K, V] {
-	c := Map[K, V]{keys: append([]K(nil), m.keys...), vals: make([]V, len(m.vals))}
-	for i, v := range m.vals {
-		c.vals[i] = cp(v)
+	c := Map[K, V]{es: make([]kv[K, V], len(m.es))}
+	for i, e := range m.es {
+		c.es[i] = kv[K, V]{e.k, cp(e.v)}
 	}
 	if m.index != nil {
 		c.index = make(map[K]int32, len(m.index))
@@ -114,15 +122,14 @@ func (m *Map[K, V]) Del(k K) {
 	if i < 0 {
 		return
 	}
-	last := len(m.keys) - 1
+	last := len(m.es) - 1
 	if m.index != nil {
 		delete(m.index, k)
 		if i != last {
-			m.index[m.keys[last]] = int32(i)
+			m.index[m.es[last].k] = int32(i)
 		}
 	}
-	m.keys[i], m.vals[i] = m.keys[last], m.vals[last]
-	var zero V
-	m.vals[last] = zero // drop the reference
-	m.keys, m.vals = m.keys[:last], m.vals[:last]
+	m.es[i] = m.es[last]
+	m.es[last] = kv[K, V]{} // drop the references
+	m.es = m.es[:last]
 }

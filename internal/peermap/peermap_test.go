@@ -47,9 +47,13 @@ func TestMap(t *testing.T) {
 					t.Fatalf("Lookup(%d) = %v, want present %v with %d", k, p, ok, v)
 				}
 			}
-			for i := range m.Len() { // positions agree with Find
-				if k := m.Key(i); m.Find(k) != i || *m.At(i) != ref[k] {
-					t.Fatalf("position %d: key %d found at %d, value %d, want %d", i, k, m.Find(k), *m.At(i), ref[k])
+			keys := m.AppendKeys([]int32{-1})
+			if len(keys) != m.Len()+1 || keys[0] != -1 {
+				t.Fatalf("AppendKeys gave %d keys after the first, want %d", len(keys)-1, m.Len())
+			}
+			for i := range m.Len() { // positions agree with Find and AppendKeys
+				if k := m.Key(i); m.Find(k) != i || *m.At(i) != ref[k] || keys[i+1] != k {
+					t.Fatalf("position %d: key %d found at %d, value %d, want %d; AppendKeys has %d", i, k, m.Find(k), *m.At(i), ref[k], keys[i+1])
 				}
 			}
 			last := n // the value of the last key inserted

@@ -277,7 +277,7 @@ func (p *Protocol) unstore(bk *backup, k msgKey) {
 }
 
 func sortedKeys(q *peermap.Map[msgKey, stored]) []msgKey {
-	ks := slices.Clone(q.Keys())
+	ks := q.AppendKeys(nil)
 	slices.SortFunc(ks, func(a, b msgKey) int {
 		return cmp.Or(cmp.Compare(a.src, b.src), cmp.Compare(a.op, b.op))
 	})

@@ -265,7 +265,8 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 	ck.size = rt.ModeledSize(o.id) + p.cfg.HeaderBytes*int64(o.sn.Len()+o.done.Len()+2)
 	dsts := make([]sim.ObjID, 0, o.log.Len())
 	entries := 0
-	for i, d := range o.log.Keys() {
+	for i := range o.log.Len() {
+		d := o.log.Key(i)
 		if !p.cfg.FullLog && p.objs[d].node != n {
 			continue
 		}

@@ -537,7 +537,8 @@ func (p *Protocol) spend(n sim.NodeID, d sim.Time) {
 func (p *Protocol) logFull(s *object) {
 	rt := p.RT
 	var nodes []sim.NodeID
-	for _, dst := range s.log.Keys() {
+	for i := range s.log.Len() {
+		dst := s.log.Key(i)
 		n := p.objs[dst].node
 		if !slices.Contains(nodes, n) {
 			nodes = append(nodes, n)

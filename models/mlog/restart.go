@@ -679,7 +679,9 @@ func (p *Protocol) resendFrom(m sim.NodeID, r *recovery) {
 		if !restored[s.id] {
 			continue
 		}
-		for _, dst := range slices.Sorted(slices.Values(s.log.Keys())) {
+		dsts := s.log.AppendKeys(nil)
+		slices.Sort(dsts)
+		for _, dst := range dsts {
 			w := p.objs[dst]
 			if restored[dst] || rt.Lost(dst) {
 				continue
