@@ -55,6 +55,17 @@ func (ck *objCkpt) doneOf(src sim.ObjID) *snSet {
 	return &ck.done[i].set
 }
 
+// logTo returns the checkpoint's log entries to dst, in SN order (the log
+// is sorted by receiver, then SN).
+func (ck *objCkpt) logTo(dst sim.ObjID) []entry {
+	i, _ := slices.BinarySearchFunc(ck.log, dst, func(e entry, dst sim.ObjID) int { return cmp.Compare(e.dst, dst) })
+	j := i
+	for j < len(ck.log) && ck.log[j].dst == dst {
+		j++
+	}
+	return ck.log[i:j]
+}
+
 // includes reports whether every log entry to dst is in the checkpoint.
 func (ck *objCkpt) includes(dst sim.ObjID) bool {
 	_, ok := slices.BinarySearch(ck.included, dst)

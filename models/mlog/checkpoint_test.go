@@ -1,6 +1,7 @@
 package mlog
 
 import (
+	"slices"
 	"testing"
 
 	"ftsim/sim"
@@ -31,5 +32,34 @@ func TestCheckpointPausesForTheCopy(t *testing.T) {
 	}
 	if makespans[1] <= makespans[0] {
 		t.Errorf("makespan %v with a slow memory, %v with a fast one", makespans[1], makespans[0])
+	}
+}
+
+// logTo finds a receiver's entries in a checkpoint's log, sorted by receiver
+// then SN, and nothing for a receiver it has none for.
+func TestCheckpointLogTo(t *testing.T) {
+	ck := &objCkpt{log: []entry{{dst: 1, sn: 1}, {dst: 1, sn: 2}, {dst: 3, sn: 1}, {dst: 3, sn: 4}, {dst: 3, sn: 5}, {dst: 5, sn: 9}}}
+	tests := []struct {
+		dst sim.ObjID
+		sns []uint64
+	}{
+		{0, nil},
+		{1, []uint64{1, 2}},
+		{2, nil},
+		{3, []uint64{1, 4, 5}},
+		{5, []uint64{9}},
+		{6, nil},
+	}
+	for _, tt := range tests {
+		var sns []uint64
+		for _, e := range ck.logTo(tt.dst) {
+			if e.dst != tt.dst {
+				t.Fatalf("logTo(%d) has an entry to %d", tt.dst, e.dst)
+			}
+			sns = append(sns, e.sn)
+		}
+		if !slices.Equal(sns, tt.sns) {
+			t.Errorf("logTo(%d): SNs %v, want %v", tt.dst, sns, tt.sns)
+		}
 	}
 }

@@ -317,12 +317,10 @@ func (p *Protocol) unordered(lost []*object) (w *object, tn uint64, k pair) {
 // w has TN tn: in its checkpoint's log when it is lost with w (lostWith), in
 // its live log otherwise.
 func (p *Protocol) senderKnowsTN(s, w *object, sn, tn uint64, lostWith bool) bool {
-	if lostWith { // the checkpoint's log is sorted by receiver, then SN
-		l := s.ckpt.log
-		i, _ := slices.BinarySearchFunc(l, sn, func(e entry, sn uint64) int {
-			return cmp.Or(cmp.Compare(e.dst, w.id), cmp.Compare(e.sn, sn))
-		})
-		for ; i < len(l) && l[i].dst == w.id && l[i].sn == sn; i++ {
+	if lostWith {
+		l := s.ckpt.logTo(w.id) // in SN order
+		i, _ := slices.BinarySearchFunc(l, sn, func(e entry, sn uint64) int { return cmp.Compare(e.sn, sn) })
+		for ; i < len(l) && l[i].sn == sn; i++ {
 			if l[i].tn == tn {
 				return true
 			}
@@ -801,13 +799,11 @@ func (p *Protocol) reserveTNs(w *object) {
 		switch {
 		case s == w:
 		case p.RT.Lost(s.id):
-			if s.ckpt == nil {
-				continue
-			}
-			l := s.ckpt.log // sorted by receiver, then SN
-			i, _ := slices.BinarySearchFunc(l, w.id, func(e entry, dst sim.ObjID) int { return cmp.Compare(e.dst, dst) })
-			for ; i < len(l) && l[i].dst == w.id; i++ {
-				w.reserveTN(s.id, &l[i])
+			if s.ckpt != nil {
+				l := s.ckpt.logTo(w.id)
+				for i := range l {
+					w.reserveTN(s.id, &l[i])
+				}
 			}
 		default:
 			for _, e := range s.log.Get(w.id) {
