@@ -719,6 +719,27 @@ func TestMachineSearchReplicationTwoNodes(t *testing.T) {
 	})
 }
 
+// Runs of the random-machine search with its extras (FTSIM_MACHINE_EXTRAS=1,
+// session 64: FTSIM_MACHINE_SEEDS=150000 with long bursts, 151000 with
+// short ones) that stopped with nothing left to run: replication of the
+// stencil that sums every iterate, on 5 to 7 nodes (151017 under
+// restart_replicas). One replica of block 1 got the total of an iterate
+// (its twin's partial sum had completed it) before its own children's
+// partial sums, swept on, and never sent its own partial sum up: from then
+// on its messages to block 0 were numbered one lower than its twin's. When
+// the twin's node failed, block 0 dropped the partial sum it waited for as
+// a copy of the face it had taken under that number. A block now sends its
+// partial sum before it passes the total on or sweeps from it
+// (models/replication TestReplicasSendTheSameMessages).
+func TestMachineSearchReplicatedReduction(t *testing.T) {
+	runMachineCases(t, []machineCase{
+		{"stencil", "replication", "", 150008, "long", true},
+		{"stencil", "replication", "", 151014, "short", true},
+		{"stencil", "replication", "", 151017, "short", true},
+		{"stencil", "replication", "", 151018, "short", true},
+	})
+}
+
 // edgeMachines are the machines of TestEdgeMachines: searchClusters[1]
 // (4 nodes, 3 spares, immediate detection) with one key, or a pair, at an
 // extreme the random machines do not draw: no latency or a huge one,

@@ -99,12 +99,30 @@ func (b *block) pushUp(c *sim.Ctx, p *pending) {
 		return
 	}
 	c.Send((b.id-1)/2, tag(p.iter, dirReduce), reduceBytes, reducePayload(reduceUp, v))
+	if r.has(redTotal) {
+		b.sendDown(c, p) // it came first (see setTotal)
+	}
 }
 
-// setTotal records iteration p's total and sends it down to the children.
+// setTotal records iteration p's total and, once the block's partial sum
+// has gone up, sends it down to the children. Alone, a block always sends
+// its partial sum before the total exists; but the total can come first
+// where the tree runs twice (process replication: the twin's partial sum
+// completed it). Sending it on only after the block's own partial sum, as
+// sweeping from the iterate only then (advance), keeps the block's messages
+// on every edge in one order whatever arrives first, so that both replicas
+// of a block send the same k-th message on each edge.
 func (b *block) setTotal(c *sim.Ctx, p *pending, v float64) {
 	p.red.total = v
 	p.red.flags |= redTotal
+	if p.red.has(redSent) {
+		b.sendDown(c, p)
+	}
+}
+
+// sendDown sends iteration p's total down to the children.
+func (b *block) sendDown(c *sim.Ctx, p *pending) {
+	v := p.red.total
 	for k := range 2 {
 		if b.w.children(b.id)&(redKid<<k) != 0 {
 			c.Send(2*b.id+1+sim.ObjID(k), tag(p.iter, dirReduce), reduceBytes, reducePayload(reduceDown, v))

@@ -457,10 +457,11 @@ func (b *block) Handle(c *sim.Ctx, m *sim.Message) {
 }
 
 // advance computes every iteration whose faces (and, with Params.Reduce,
-// the global sum of whose iterate) are all there: after a neighbour ran
-// ahead, that can be more than one.
+// the global sum of whose iterate, after its own partial sum went up: see
+// setTotal) are all there: after a neighbour ran ahead, that can be more
+// than one.
 func (b *block) advance(c *sim.Ctx) {
-	for len(b.pend) > 0 && b.pend[0].iter == b.iter && b.pend[0].got == b.expect && (!b.w.p.Reduce || b.pend[0].red.has(redTotal)) {
+	for len(b.pend) > 0 && b.pend[0].iter == b.iter && b.pend[0].got == b.expect && (!b.w.p.Reduce || b.pend[0].red.has(redSent|redTotal)) {
 		b.step(c)
 	}
 }
