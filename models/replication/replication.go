@@ -55,7 +55,9 @@ package replication
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 
@@ -84,6 +86,12 @@ type Config struct {
 	// leaves the pairs degraded until an interruption (no-restart). It
 	// needs Checkpoint.
 	RestartReplicas bool
+	// Audit checks the premise of the first-copy rule in every run (for
+	// tests): the copies of the k-th message on an edge, from either
+	// replica of the sender and from any life of it, are the same message
+	// (tag, size and payload). A workload that breaks it would have the
+	// receivers mix two histories.
+	Audit bool
 }
 
 // Counters are what the protocol did in a run.
@@ -101,6 +109,9 @@ type Counters struct {
 	Restarted    int
 	RestartTime  sim.Time
 	RestartBytes int64
+	// Audited counts the copies Config.Audit compared with an earlier copy
+	// of their message, Mismatches those that differed from it.
+	Audited, Mismatches int64
 }
 
 // Protocol is process replication; make one per run.
@@ -122,6 +133,9 @@ type Protocol struct {
 	interruptions int
 	// C counts the protocol's work.
 	C Counters
+	// first is each message's fingerprint, by logical sender, logical
+	// receiver and number, as its first copy arrived (Config.Audit)
+	first map[[3]uint64]uint64
 }
 
 // replicaState is what the protocol keeps for one replica.
@@ -289,6 +303,9 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 // object sees its sender's logical id.
 func (p *Protocol) OnArrive(m *sim.Message) bool {
 	src := p.logical(m.Src)
+	if p.cfg.Audit {
+		p.audit(src, m)
+	}
 	got := p.rep[m.Dst].in.Ptr(src)
 	if got.Has(m.Hdr.Seq) {
 		p.C.Duplicates++
@@ -300,6 +317,35 @@ func (p *Protocol) OnArrive(m *sim.Message) bool {
 	got.Add(m.Hdr.Seq)
 	m.Src = src
 	return true
+}
+
+// audit compares message m, from logical sender src, with the first copy
+// of its message that arrived (Config.Audit).
+func (p *Protocol) audit(src sim.ObjID, m *sim.Message) {
+	if p.first == nil {
+		p.first = map[[3]uint64]uint64{}
+	}
+	h := fnv.New64a()
+	_ = binary.Write(h, binary.LittleEndian, [2]int64{int64(m.Tag), m.Size})
+	h.Write(m.Payload)
+	k, fp := [3]uint64{uint64(src), uint64(p.logical(m.Dst)), m.Hdr.Seq}, h.Sum64()
+	if old, ok := p.first[k]; !ok {
+		p.first[k] = fp
+	} else if p.C.Audited++; old != fp {
+		p.C.Mismatches++
+	}
+}
+
+// EnableAudit turns Config.Audit on for a protocol made by New, before its run.
+func (p *Protocol) EnableAudit() { p.cfg.Audit = true }
+
+// AuditErr reports the copies Config.Audit found different from an earlier
+// copy of their message.
+func (p *Protocol) AuditErr() error {
+	if p.C.Mismatches > 0 {
+		return fmt.Errorf("replication audit: %d of %d copies compared differ from the first copy of their message (sender, receiver and number)", p.C.Mismatches, p.C.Audited)
+	}
+	return nil
 }
 
 // OnHandled keeps the pair's progress current: replica A reports it, and a
