@@ -326,7 +326,7 @@ func (p *Protocol) audit(src sim.ObjID, m *sim.Message) {
 		p.first = map[[3]uint64]uint64{}
 	}
 	h := fnv.New64a()
-	_ = binary.Write(h, binary.LittleEndian, [2]int64{int64(m.Tag), m.Size})
+	h.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint32(nil, uint32(m.Tag)), uint64(m.Size)))
 	h.Write(m.Payload)
 	k, fp := [3]uint64{uint64(src), uint64(p.logical(m.Dst)), m.Hdr.Seq}, h.Sum64()
 	if old, ok := p.first[k]; !ok {
