@@ -325,13 +325,20 @@ func (p *Protocol) audit(src sim.ObjID, m *sim.Message) {
 	if p.first == nil {
 		p.first = map[[3]uint64]uint64{}
 	}
+	var hdr [12]byte
+	binary.LittleEndian.PutUint32(hdr[:4], uint32(m.Tag))
+	binary.LittleEndian.PutUint64(hdr[4:], uint64(m.Size))
 	h := fnv.New64a()
-	h.Write(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint32(nil, uint32(m.Tag)), uint64(m.Size)))
+	h.Write(hdr[:])
 	h.Write(m.Payload)
 	k, fp := [3]uint64{uint64(src), uint64(p.logical(m.Dst)), m.Hdr.Seq}, h.Sum64()
-	if old, ok := p.first[k]; !ok {
+	old, seen := p.first[k]
+	if !seen {
 		p.first[k] = fp
-	} else if p.C.Audited++; old != fp {
+		return
+	}
+	p.C.Audited++
+	if old != fp {
 		p.C.Mismatches++
 	}
 }
