@@ -184,7 +184,7 @@ func TestRandomFailuresRandomMachines(t *testing.T) {
 	if failures == 0 {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
-	t.Logf("%d runs, %d failures; %d machines rejected, %d on which the protocol leaves no progress", runs, failures, rejected, overloaded)
+	t.Logf("%d runs, %d failures; %d machines rejected, %d on which the protocol leaves no progress%s", runs, failures, rejected, overloaded, withoutKorf())
 }
 
 // machineProtocols are the protocol variants of the random-machine search,
@@ -804,5 +804,5 @@ func TestEdgeMachines(t *testing.T) {
 	if failures == 0 {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
-	t.Logf("%d runs, %d failures, %d machines refused", runs, failures, refused)
+	t.Logf("%d runs, %d failures, %d machines refused%s", runs, failures, refused, withoutKorf())
 }

@@ -206,7 +206,7 @@ func searchRandomFailures(t *testing.T, protocols []searchProtocol, clusters [][
 	if failures == 0 {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
-	t.Logf("%d runs, %d failures", runs, failures)
+	t.Logf("%d runs, %d failures%s", runs, failures, withoutKorf())
 }
 
 // searchCase is one workload under one protocol variant on one cluster.

@@ -99,7 +99,7 @@ func searchBursts(t *testing.T, workloads []searchWorkload, plans int, base uint
 	if failures == 0 {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
-	t.Logf("%d runs, %d failures", runs, failures)
+	t.Logf("%d runs, %d failures%s", runs, failures, withoutKorf())
 }
 
 // burstGaps are the delays between the failures of a burst, in fractions of

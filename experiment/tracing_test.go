@@ -100,7 +100,7 @@ func TestTraceEveryProtocol(t *testing.T) {
 	if failures == 0 {
 		t.Fatal("no failure struck: the search tests nothing")
 	}
-	t.Logf("%d runs, %d failures", runs, failures)
+	t.Logf("%d runs, %d failures%s", runs, failures, withoutKorf())
 }
 
 // traceEvent is the part of a trace event checkTrace reads, its times in
