@@ -3,25 +3,38 @@ package experiment
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // korfFile is the shared Korf instance file, or "" when the shared test data
-// is not checked out beside the repository.
+// is not checked out beside the repository. It is looked up beside this
+// source file first, so that a test binary run from another directory (a
+// search's, say) finds it too, then from the working directory (a build
+// with -trimpath has no source path).
 var korfFile = func() string {
-	p, _ := filepath.Abs("../../shared/testdata/korf15.tsv")
-	if _, err := os.Stat(p); err != nil {
-		return ""
+	const rel = "../../shared/testdata/korf15.tsv"
+	dirs := []string{"."}
+	if _, src, _, ok := runtime.Caller(0); ok && filepath.IsAbs(src) {
+		dirs = []string{filepath.Dir(src), "."}
 	}
-	return p
+	for _, d := range dirs {
+		p, err := filepath.Abs(filepath.Join(d, rel))
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
 }()
 
 // withoutKorf is what a search's summary line adds when korfFile is
-// missing and the search left its pida cases out: a test binary run from
-// another directory than experiment/ does not find the shared test data,
-// and the search would otherwise shrink without a word.
+// missing and the search left its pida cases out, which it would otherwise
+// do without a word.
 func withoutKorf() string {
 	if korfFile != "" {
 		return ""
 	}
-	return " (the pida cases left out: ../../shared/testdata/korf15.tsv is not there)"
+	return " (the pida cases left out: ../shared/testdata/korf15.tsv is not beside the repository)"
 }
