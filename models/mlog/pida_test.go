@@ -39,7 +39,7 @@ func TestPidaSurvivesFailures(t *testing.T) {
 			p := pida.DefaultParams()
 			p.ObjectsPerNode, p.Victim = c.perNode, c.victim
 			if c.korf != 0 {
-				p.Korf, p.KorfFile = c.korf, "/work/shared/testdata/korf15.tsv"
+				p.Korf, p.KorfFile = c.korf, korfTable(t)
 			}
 			wl := func() sim.Workload {
 				w, err := pida.New(p, 4, nil)
@@ -81,10 +81,7 @@ func TestPidaSurvivesFailures(t *testing.T) {
 func TestPidaTwoCoresNoSpare(t *testing.T) {
 	p := pida.DefaultParams()
 	p.ObjectsPerNode = 2
-	p.Korf, p.KorfFile = 94, "/work/shared/testdata/korf15.tsv"
-	if _, err := os.Stat(p.KorfFile); err != nil {
-		t.Skipf("no Korf table: %v", err)
-	}
+	p.Korf, p.KorfFile = 94, korfTable(t)
 	w, err := pida.New(p, 6, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -103,4 +100,15 @@ func TestPidaTwoCoresNoSpare(t *testing.T) {
 	if res.Stats.Unrecoverable != 0 || strings.Contains(res.Outcome.Detail, "anomal") {
 		t.Fatalf("unrecoverable %d (%s), outcome %+v", res.Stats.Unrecoverable, res.Stats.UnrecoverableNote, res.Outcome)
 	}
+}
+
+// korfTable returns the shared Korf instance file, checked out beside the
+// repository, and skips the test when it is not there (a fresh machine has
+// only the repository).
+func korfTable(t *testing.T) string {
+	const path = "../../../shared/testdata/korf15.tsv"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no Korf table: %v", err)
+	}
+	return path
 }
