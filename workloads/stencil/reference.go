@@ -90,11 +90,18 @@ func (g *Grid3) Sweep() {
 		g.next = make([]float64, len(g.U))
 	}
 	g.copyBoundary()
-	sx := g.NX + 2
-	sxy := sx * (g.NY + 2)
-	u, out := g.U, g.next
-	for k := 1; k <= g.NZ; k++ {
-		for j := 1; j <= g.NY; j++ {
+	sweepInterior(g.U, g.next, g.NX+2, g.NY+2, g.NZ)
+	g.U, g.next = g.next, g.U
+}
+
+// sweepInterior writes to out the next iterate of the interior of box u:
+// sx × sy cells a plane (the boundary layer included), nz interior planes.
+// The reference grid and each distributed block sweep with it, so that
+// their values agree bit for bit.
+func sweepInterior(u, out []float64, sx, sy, nz int) {
+	sxy := sx * sy
+	for k := 1; k <= nz; k++ {
+		for j := 1; j < sy-1; j++ {
 			base := k*sxy + j*sx
 			// Whole rows as equal-length slices: one bounds check per row,
 			// none per cell.
@@ -108,7 +115,6 @@ func (g *Grid3) Sweep() {
 			}
 		}
 	}
-	g.U, g.next = g.next, g.U
 }
 
 // copyBoundary copies the boundary faces of U into the scratch buffer. It

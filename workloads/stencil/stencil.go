@@ -499,25 +499,7 @@ func (b *block) step(c *sim.Ctx) {
 	b.pend[n] = pending{}
 	b.pend = b.pend[:n]
 
-	sx := b.lx
-	sxy := b.lx * b.ly
-	u, out := b.u, b.next
-	for k := 1; k <= b.cz; k++ {
-		for j := 1; j <= b.cy; j++ {
-			base := k*sxy + j*sx
-			// Whole rows as equal-length slices, as Sweep does: one bounds
-			// check per row. Point gets its arguments in Sweep's order, so
-			// the values are Sweep's bit for bit.
-			row := u[base : base+sx]
-			ym, yp := u[base-sx:base], u[base+sx:base+2*sx]
-			zm, zp := u[base-sxy:base-sxy+sx], u[base+sxy:base+sxy+sx]
-			o := out[base : base+sx]
-			ym, yp, zm, zp, o = ym[:len(row)], yp[:len(row)], zm[:len(row)], zp[:len(row)], o[:len(row)]
-			for i := 1; i < len(row)-1; i++ {
-				o[i] = Point(row[i], row[i-1], row[i+1], ym[i], yp[i], zm[i], zp[i])
-			}
-		}
-	}
+	sweepInterior(b.u, b.next, b.lx, b.ly, b.cz)
 	// Both buffers hold the fixed boundary, so swapping keeps it.
 	b.u, b.next = b.next, b.u
 	b.iter++
