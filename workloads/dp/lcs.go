@@ -24,9 +24,12 @@ func LCSLength(a, b string) int {
 }
 
 // lcsRow advances row from t[i-1][·] to t[i][·] for character ai of a. row[0]
-// is the column-0 value, unchanged; the old row[j-1] is carried in diag.
-func lcsRow(ai byte, b string, row []int32) {
-	diag := row[0]
+// is the column-0 value, the same in both rows.
+func lcsRow(ai byte, b string, row []int32) { lcsRowFrom(ai, b, row, row[0]) }
+
+// lcsRowFrom is lcsRow where row[0] already holds t[i][0] and diag is
+// t[i-1][0]; the old row[j-1] is carried in diag.
+func lcsRowFrom(ai byte, b string, row []int32, diag int32) {
 	left := row[0]
 	for j := 0; j < len(b); j++ {
 		up := row[j+1]
@@ -66,19 +69,7 @@ func LCSBlock(a, b string, top, left, bottom, right []int32) {
 		// bottom[0] (previous row's) is the diagonal of the first cell.
 		diag := bottom[0]
 		bottom[0] = left[i+1]
-		cur := left[i+1]
-		ai := a[i]
-		for j := 0; j < len(b); j++ {
-			up := bottom[j+1]
-			v := up
-			if ai == b[j] {
-				v = diag + 1
-			} else if cur > v {
-				v = cur
-			}
-			bottom[j+1] = v
-			diag, cur = up, v
-		}
+		lcsRowFrom(a[i], b, bottom, diag)
 		right[i+1] = bottom[len(b)]
 	}
 }
