@@ -77,7 +77,8 @@ func BenchmarkTransferScale(b *testing.B) {
 	b.ReportAllocs()
 	var events uint64
 	for range b.N {
-		rt, p, _ := runRelay(b, cfg, w)
+		p := &relayProto{}
+		rt, _ := runToEnd(b, cfg, w, p)
 		if p.lost > 0 {
 			b.Fatalf("%d transfers lost", p.lost)
 		}
@@ -87,9 +88,8 @@ func BenchmarkTransferScale(b *testing.B) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
 
-// runRelay runs w under relayProto to its end.
-func runRelay(tb testing.TB, cfg Config, w Workload) (*Runtime, *relayProto, Result) {
-	p := &relayProto{}
+// runToEnd runs w under protocol p and fails unless the run finishes.
+func runToEnd(tb testing.TB, cfg Config, w Workload, p Protocol) (*Runtime, Result) {
 	rt, err := New(cfg, w, p)
 	if err != nil {
 		tb.Fatal(err)
@@ -98,7 +98,7 @@ func runRelay(tb testing.TB, cfg Config, w Workload) (*Runtime, *relayProto, Res
 	if !res.Finished {
 		tb.Fatal("did not finish")
 	}
-	return rt, p, res
+	return rt, res
 }
 
 // The benchmark's protocol makes what it claims: three transfers for every
@@ -108,12 +108,9 @@ func TestRelayTransfers(t *testing.T) {
 	w := &stencilWL{nx: 4, ny: 3, nz: 2, iters: 3, face: 1 << 10, ops: 1e3}
 	cfg := DefaultConfig()
 	cfg.Nodes = w.NumObjects()
-	rtPlain, err := New(cfg, w, &BaseProtocol{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := rtPlain.Run()
-	_, p, res := runRelay(t, cfg, w)
+	_, plain := runToEnd(t, cfg, w, &BaseProtocol{})
+	p := &relayProto{}
+	_, res := runToEnd(t, cfg, w, p)
 	// faces: (3·3·2 + 4·2·2 + 4·3·1) pairs, both ways, 3 iterations
 	const msgs = 2 * (18 + 16 + 12) * 3
 	if plain.Stats.AppMsgs != msgs || res.Stats.AppMsgs != msgs {
