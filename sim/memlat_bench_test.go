@@ -32,3 +32,42 @@ func BenchmarkPointerChase(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParallelChase measures how many cache misses the machine overlaps:
+// k independent random cycles through a 256 MB working set, advanced in turn,
+// so that k loads are in flight at once (ns/op is ns per load, as for
+// BenchmarkPointerChase). With k chains a load costs the latency divided by
+// the overlap the memory system reaches, up to the number of misses a core
+// can have outstanding. An event of the exascale scenario issues its
+// prefetches and loads a few records at a time; this bounds what that
+// overlap can give on the host.
+func BenchmarkParallelChase(b *testing.B) {
+	const (
+		line = 8 // int64s per 64-byte line
+		n    = 256 << 20 / 64
+	)
+	next := make([]int64, n*line)
+	perm := rand.New(rand.NewPCG(1, 2)).Perm(n)
+	for i := range n {
+		next[perm[i]*line] = int64(perm[(i+1)%n] * line)
+	}
+	for _, k := range []int{1, 2, 4, 8, 16, 32} {
+		b.Run(fmt.Sprintf("chains=%d", k), func(b *testing.B) {
+			p := make([]int64, k)
+			for c := range p {
+				p[c] = int64(perm[c*n/k] * line) // k points spread over the one cycle
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i += k {
+				for c := range p {
+					p[c] = next[p[c]]
+				}
+			}
+			for _, x := range p {
+				if x < 0 {
+					b.Fatal("unreachable: keeps the chase from being optimised away")
+				}
+			}
+		})
+	}
+}
