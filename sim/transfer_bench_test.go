@@ -68,7 +68,7 @@ func (r *relay) TransferDone(_ int32, ok bool) {
 // transfers for every halo (relayProto): 572,000 messages and 1.716 M
 // transfers a run, 4.68 M events. It reports events/s, so that the engine's
 // cost per event under a logging protocol can be set beside a protocol's
-// (README, "The exascale scenario and the 60 s target").
+// (README, "The 60 s target").
 func BenchmarkTransferScale(b *testing.B) {
 	w := &stencilWL{nx: 25, ny: 20, nz: 20, iters: 10, face: 2 << 20, ops: 1e6}
 	cfg := DefaultConfig()
