@@ -14,13 +14,7 @@ import (
 func BenchmarkPointerChase(b *testing.B) {
 	for _, mb := range []int{1, 4, 16, 32, 64, 128, 256, 512} {
 		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
-			const line = 8 // int64s per 64-byte line
-			n := mb << 20 / 64
-			next := make([]int64, n*line)
-			perm := rand.New(rand.NewPCG(1, 2)).Perm(n)
-			for i := range n {
-				next[perm[i]*line] = int64(perm[(i+1)%n] * line)
-			}
+			next, _ := randomCycle(mb << 20 / 64)
 			p := int64(0)
 			b.ResetTimer()
 			for range b.N {
@@ -42,20 +36,13 @@ func BenchmarkPointerChase(b *testing.B) {
 // prefetches and loads a few records at a time; this bounds what that
 // overlap can give on the host.
 func BenchmarkParallelChase(b *testing.B) {
-	const (
-		line = 8 // int64s per 64-byte line
-		n    = 256 << 20 / 64
-	)
-	next := make([]int64, n*line)
-	perm := rand.New(rand.NewPCG(1, 2)).Perm(n)
-	for i := range n {
-		next[perm[i]*line] = int64(perm[(i+1)%n] * line)
-	}
+	const n = 256 << 20 / 64
+	next, order := randomCycle(n)
 	for _, k := range []int{1, 2, 4, 8, 16, 32} {
 		b.Run(fmt.Sprintf("chains=%d", k), func(b *testing.B) {
 			p := make([]int64, k)
 			for c := range p {
-				p[c] = int64(perm[c*n/k] * line) // k points spread over the one cycle
+				p[c] = order[c*n/k] // k points spread over the one cycle
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i += k {
@@ -70,4 +57,20 @@ func BenchmarkParallelChase(b *testing.B) {
 			}
 		})
 	}
+}
+
+// randomCycle links n 64-byte lines into one cycle in random order: next[x]
+// is the index of the line after the one at index x (indexes are multiples
+// of 8, one line apart), and order lists the lines' indexes along the cycle.
+func randomCycle(n int) (next []int64, order []int64) {
+	const line = 8 // int64s per 64-byte line
+	next = make([]int64, n*line)
+	order = make([]int64, n)
+	for i, l := range rand.New(rand.NewPCG(1, 2)).Perm(n) {
+		order[i] = int64(l * line)
+	}
+	for i := range n {
+		next[order[i]] = order[(i+1)%n]
+	}
+	return next, order
 }
