@@ -21,9 +21,11 @@ type Engine struct {
 	stopped  bool
 	handlers []Handler
 	q        queue
-	// prefetchers, per kind (nil: none), warm the cache for events a few
-	// places ahead in the current instant's run (see prefetchAhead)
+	// prefetchers, per kind, warm the cache for events a few places ahead
+	// in the current instant's run (see prefetchAhead); depth is how many
+	// levels each uses (0: it has none)
 	prefetchers []Prefetcher
+	depth       []uint8
 	prefetching bool // some kind has a prefetcher
 
 	// events run at the current instant, and the count that stops Run
@@ -57,6 +59,7 @@ func (e *Engine) Stalled() bool { return e.stalled }
 func (e *Engine) NewKind(name string, h Handler) Kind {
 	e.handlers = append(e.handlers, h)
 	e.prefetchers = append(e.prefetchers, nil)
+	e.depth = append(e.depth, 0)
 	e.names = append(e.names, name)
 	return Kind(len(e.handlers) - 1)
 }
@@ -68,9 +71,15 @@ func (e *Engine) NewKind(name string, h Handler) Kind {
 // to; at level 2, closer still, what those point to.
 type Prefetcher func(i int32, j int64, level int)
 
-// SetPrefetcher registers the prefetcher of kind k.
-func (e *Engine) SetPrefetcher(k Kind, p Prefetcher) {
+// SetPrefetcher registers the prefetcher of kind k, which uses levels 0 to
+// depth-1 (at most prefetchLevels). It is not called for the levels past
+// them: a call that does nothing is still an indirect call, whose target
+// changes with the kinds of the events ahead, and half the calls were such
+// under a logging protocol (most of its events are transfers, whose
+// prefetchers use one level or two).
+func (e *Engine) SetPrefetcher(k Kind, depth int, p Prefetcher) {
 	e.prefetchers[k] = p
+	e.depth[k] = uint8(min(depth, prefetchLevels))
 	e.prefetching = true
 }
 
@@ -93,10 +102,8 @@ func (e *Engine) prefetchAhead() {
 		if h >= len(b0) {
 			continue
 		}
-		if x := &b0[h]; x.key&kindMask != bigKind {
-			if p := e.prefetchers[x.key&kindMask]; p != nil {
-				p(x.i, int64(x.j), l)
-			}
+		if k := b0[h].key & kindMask; k != bigKind && l < int(e.depth[k]) {
+			e.prefetchers[k](b0[h].i, int64(b0[h].j), l)
 		}
 	}
 }

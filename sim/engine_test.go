@@ -110,8 +110,9 @@ func TestTransferTime(t *testing.T) {
 }
 
 // A prefetcher is called for the events of the current instant only, at
-// each level's distance ahead of the event about to run, with the event's
-// arguments; events of other kinds, and of later instants, are not its.
+// each of its levels' distance ahead of the event about to run, with the
+// event's arguments; events of other kinds, and of later instants, are not
+// its, and neither are the levels past its depth.
 func TestPrefetchAhead(t *testing.T) {
 	e := NewEngine(1)
 	var ran []int64
@@ -123,7 +124,11 @@ func TestPrefetchAhead(t *testing.T) {
 	var calls []call
 	k := e.NewKind("rec", func(ev Event) { ran = append(ran, ev.J) })
 	other := e.NewKind("other", func(ev Event) { ran = append(ran, ev.J) })
-	e.SetPrefetcher(k, func(i int32, j int64, level int) {
+	var shallow []call // other's prefetcher, of depth 1
+	e.SetPrefetcher(other, 1, func(_ int32, j int64, level int) {
+		shallow = append(shallow, call{j, level, int64(len(ran))})
+	})
+	e.SetPrefetcher(k, prefetchLevels, func(i int32, j int64, level int) {
 		if i != 7 {
 			t.Errorf("prefetcher got i = %d, want 7", i)
 		}
@@ -139,8 +144,14 @@ func TestPrefetchAhead(t *testing.T) {
 	}
 	e.Schedule(20, k, 7, n) // a later instant: never prefetched from the first
 	e.Run(Never)
-	want := 0
+	want, wantShallow := 0, 0
 	for j := range int64(n) {
+		if ahead := j - prefetchStep*prefetchLevels; ahead >= 0 && j%5 == 4 {
+			wantShallow++
+			if !slices.Contains(shallow, call{j, 0, ahead}) {
+				t.Errorf("event %d of depth 1 not prefetched at level 0 before event %d ran", j, ahead)
+			}
+		}
 		for l := range prefetchLevels {
 			if ahead := j - int64(prefetchStep*(prefetchLevels-l)); ahead >= 0 && j%5 != 4 {
 				want++
@@ -150,8 +161,9 @@ func TestPrefetchAhead(t *testing.T) {
 			}
 		}
 	}
-	if len(calls) != want || len(ran) != n+1 {
-		t.Errorf("%d prefetcher calls, want %d; %d events ran, want %d", len(calls), want, len(ran), n+1)
+	if len(calls) != want || len(shallow) != wantShallow || len(ran) != n+1 {
+		t.Errorf("%d and %d prefetcher calls, want %d and %d; %d events ran, want %d",
+			len(calls), len(shallow), want, wantShallow, len(ran), n+1)
 	}
 }
 

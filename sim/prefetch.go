@@ -7,15 +7,17 @@ import "unsafe"
 // tables, bounds-checked, and a stale or freed slot only wastes a prefetch:
 // results never depend on them.
 
+// setPrefetchers registers each prefetcher with the number of levels it
+// uses (its level 0, 1 and 2 below), for which alone the engine calls it.
 func (rt *Runtime) setPrefetchers() {
 	e := rt.eng
-	e.SetPrefetcher(rt.kArrive, rt.prefetchMsgSlot)
-	e.SetPrefetcher(rt.kDepart, rt.prefetchDepart)
-	e.SetPrefetcher(rt.kDeliver, rt.prefetchMsg)
-	e.SetPrefetcher(rt.kXferArrive, rt.prefetchXferRecord)
-	e.SetPrefetcher(rt.kXferDeliver, rt.prefetchXfer)
-	e.SetPrefetcher(rt.kCall, rt.prefetchCall)
-	e.SetPrefetcher(rt.kCoreDone, rt.prefetchTask)
+	e.SetPrefetcher(rt.kArrive, 1, rt.prefetchMsgSlot)
+	e.SetPrefetcher(rt.kDepart, 2, rt.prefetchDepart)
+	e.SetPrefetcher(rt.kDeliver, 3, rt.prefetchMsg)
+	e.SetPrefetcher(rt.kXferArrive, 1, rt.prefetchXferRecord)
+	e.SetPrefetcher(rt.kXferDeliver, 2, rt.prefetchXfer)
+	e.SetPrefetcher(rt.kCall, 2, rt.prefetchCall)
+	e.SetPrefetcher(rt.kCoreDone, 3, rt.prefetchTask)
 }
 
 func addr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
