@@ -72,14 +72,14 @@ func (e *Engine) NewKind(name string, h Handler) Kind {
 type Prefetcher func(i int32, j int64, level int)
 
 // SetPrefetcher registers the prefetcher of kind k, which uses levels 0 to
-// depth-1 (at most prefetchLevels). It is not called for the levels past
+// depth-1 (0 to prefetchLevels). It is not called for the levels past
 // them: a call that does nothing is still an indirect call, whose target
 // changes with the kinds of the events ahead, and half the calls were such
 // under a logging protocol (most of its events are transfers, whose
 // prefetchers use one level or two).
 func (e *Engine) SetPrefetcher(k Kind, depth int, p Prefetcher) {
 	e.prefetchers[k] = p
-	e.depth[k] = uint8(min(depth, prefetchLevels))
+	e.depth[k] = uint8(max(0, min(depth, prefetchLevels)))
 	e.prefetching = true
 }
 
