@@ -102,8 +102,9 @@ func (e *Engine) prefetchAhead() {
 		if h >= len(b0) {
 			continue
 		}
-		if k := b0[h].key & kindMask; k != bigKind && l < int(e.depth[k]) {
-			e.prefetchers[k](b0[h].i, int64(b0[h].j), l)
+		x := &b0[h]
+		if k := x.key & kindMask; k != bigKind && l < int(e.depth[k]) {
+			e.prefetchers[k](x.i, int64(x.j), l)
 		}
 	}
 }

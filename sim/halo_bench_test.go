@@ -93,14 +93,7 @@ func benchMessages(b *testing.B, cfg Config, w Workload) {
 	b.ReportAllocs()
 	var msgs int64
 	for i := 0; i < b.N; i++ {
-		rt, err := New(cfg, w, &BaseProtocol{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res := rt.Run()
-		if !res.Finished {
-			b.Fatal("did not finish")
-		}
+		_, res := runToEnd(b, cfg, w, &BaseProtocol{})
 		msgs += res.Stats.AppMsgs
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")

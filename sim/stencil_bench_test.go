@@ -76,11 +76,17 @@ func (o *stencilObj) UnmarshalBinary([]byte) error   { return errors.New("not ne
 // compute phase between exchanges so that every node sends at once (about
 // 57,000 messages in flight). At this size the per-message state no longer
 // fits in cache: it measures memory traffic as much as the event queue. One
-// op is one run of 10 iterations (570,000 messages).
+// op is one run of 10 iterations (572,000 messages).
 func BenchmarkStencilScale(b *testing.B) {
+	cfg, w := stencilScale()
+	benchMessages(b, cfg, w)
+}
+
+// stencilScale is BenchmarkStencilScale's machine and workload.
+func stencilScale() (Config, *stencilWL) {
 	w := &stencilWL{nx: 25, ny: 20, nz: 20, iters: 10, face: 2 << 20, ops: 1e6}
 	cfg := DefaultConfig()
 	cfg.Nodes = w.NumObjects()
 	cfg.Bandwidth = 12.5e9
-	benchMessages(b, cfg, w)
+	return cfg, w
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"testing"
 )
 
 // scriptWL is a test workload: every object runs start at Start (it can check
@@ -116,4 +117,17 @@ func (p *atProto) Start() {
 	for at, f := range p.steps {
 		p.RT.At(at, func() { f(p.RT) })
 	}
+}
+
+// runToEnd runs w under protocol p and fails unless the run finishes.
+func runToEnd(tb testing.TB, cfg Config, w Workload, p Protocol) (*Runtime, Result) {
+	rt, err := New(cfg, w, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res := rt.Run()
+	if !res.Finished {
+		tb.Fatal("did not finish")
+	}
+	return rt, res
 }

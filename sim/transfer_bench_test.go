@@ -70,10 +70,7 @@ func (r *relay) TransferDone(_ int32, ok bool) {
 // cost per event under a logging protocol can be set beside a protocol's
 // (README, "The 60 s target").
 func BenchmarkTransferScale(b *testing.B) {
-	w := &stencilWL{nx: 25, ny: 20, nz: 20, iters: 10, face: 2 << 20, ops: 1e6}
-	cfg := DefaultConfig()
-	cfg.Nodes = w.NumObjects()
-	cfg.Bandwidth = 12.5e9
+	cfg, w := stencilScale()
 	b.ReportAllocs()
 	var events uint64
 	for range b.N {
@@ -86,19 +83,6 @@ func BenchmarkTransferScale(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-}
-
-// runToEnd runs w under protocol p and fails unless the run finishes.
-func runToEnd(tb testing.TB, cfg Config, w Workload, p Protocol) (*Runtime, Result) {
-	rt, err := New(cfg, w, p)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	res := rt.Run()
-	if !res.Finished {
-		tb.Fatal("did not finish")
-	}
-	return rt, res
 }
 
 // The benchmark's protocol makes what it claims: three transfers for every
