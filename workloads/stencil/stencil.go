@@ -204,7 +204,9 @@ func (w *Workload) NewObject(id sim.ObjID) sim.Object {
 	a := int(id) % w.bx
 	bb := int(id) / w.bx % w.by
 	c := int(id) / (w.bx * w.by)
-	b := &block{w: w, id: id, a: a, b: bb, c: c}
+	m := &blockMem{block: block{w: w, id: id, a: a, b: bb, c: c}}
+	b := &m.block
+	b.pend = m.pend[:0]
 	b.x0, b.cx = span(a, w.bx, int(w.p.NX))
 	b.y0, b.cy = span(bb, w.by, int(w.p.NY))
 	b.z0, b.cz = span(c, w.bz, int(w.p.NZ))
@@ -299,6 +301,15 @@ type block struct {
 	// sums digests the global sums of the iterates swept from so far
 	// (Params.Reduce), in order
 	sums uint64
+}
+
+// blockMem allocates a block together with the buffers of its first two
+// pending iterations (as many as a block waiting for a global sum holds), so
+// that the buffer a face is stored in lies beside the block's header, which
+// the same delivery reads.
+type blockMem struct {
+	block
+	pend [2]pending
 }
 
 // pending holds what arrived for one iteration: a face payload per

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"ftsim/models/none"
 	"ftsim/sim"
@@ -376,5 +377,20 @@ func TestReduceStateRoundTrip(t *testing.T) {
 	// children: its children's shares are not its to hold
 	if err := w.NewObject(5).UnmarshalBinary(data); err == nil || !strings.Contains(err.Error(), "share of a global sum") {
 		t.Errorf("block 1's shares accepted by block 5: %v", err)
+	}
+}
+
+// A new block's first two pending iterations are stored in its own
+// allocation, right after its header (blockMem), and a third moves them out.
+func TestPendingBuffersBesideTheBlock(t *testing.T) {
+	_, b := newBlock(t, 0, true)
+	m := (*blockMem)(unsafe.Pointer(b))
+	for it := int64(0); it < 2; it++ {
+		if p := b.pendingFor(it); p != &m.pend[it] {
+			t.Fatalf("iteration %d buffered at %p, not beside the block (%p)", it, p, &m.pend[it])
+		}
+	}
+	if p := b.pendingFor(2); p == &m.pend[0] || p == &m.pend[1] || len(b.pend) != 3 || b.pend[2].iter != 2 {
+		t.Fatalf("a third pending iteration: %d buffers, the last for iteration %d", len(b.pend), b.pend[len(b.pend)-1].iter)
 	}
 }
