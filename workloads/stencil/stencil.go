@@ -658,6 +658,12 @@ func (b *block) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
-	b.iter, b.pend, b.sums = int64(it), pend, sums
+	// into the block's own buffers (blockMem) when they hold them, as in a
+	// block never restored
+	old := b.pend
+	b.iter, b.pend, b.sums = int64(it), append(b.pend[:0], pend...), sums
+	if n := len(b.pend); n < len(old) {
+		clear(old[n:])
+	}
 	return nil
 }

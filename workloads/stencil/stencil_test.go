@@ -364,6 +364,9 @@ func TestReduceStateRoundTrip(t *testing.T) {
 	if !bytes.Equal(data, again) || r.sums != 0xfeed || r.pend[0].red != b.pend[0].red || r.pend[1].red != b.pend[1].red {
 		t.Fatalf("round trip changed the state: %+v", r.pend)
 	}
+	if m := (*blockMem)(unsafe.Pointer(r)); &r.pend[0] != &m.pend[0] {
+		t.Errorf("a restored block's pending iterations are not beside it")
+	}
 	// every checkpoint encodes every block: one allocation, the buffer
 	if n := testing.AllocsPerRun(10, func() { _, _ = b.MarshalBinary() }); n != 1 {
 		t.Errorf("an encoding took %v allocations, want 1", n)
