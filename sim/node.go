@@ -28,7 +28,12 @@ type link struct {
 type node struct {
 	busy  int // cores running a task
 	ready queueOf[ObjID]
-	sys   queueOf[sysTask]
+	// readyBuf is ready's array while it holds at most four objects (the
+	// runtime points it there): in the node's first line, where a separate
+	// array would cost a dependent cache miss at every message that makes an
+	// object ready
+	readyBuf [4]ObjID
+	sys      queueOf[sysTask]
 
 	failAt      []Time // failAt[k] is when incarnation k failed
 	lastFailure int    // 1 + the index of its latest record in Runtime.failRecs, 0 if none

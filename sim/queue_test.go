@@ -109,3 +109,34 @@ func TestEventArgs(t *testing.T) {
 		t.Errorf("%d big events left over", len(e.big.items)-len(e.big.free))
 	}
 }
+
+// A node's ready queue keeps its first four objects in the node's own record
+// (readyBuf), in FIFO order, and moves out only for a fifth.
+func TestReadyQueueInTheNode(t *testing.T) {
+	rt, err := New(testConfig(2), idle(2), &recordProto{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rt.nodes {
+		nd := &rt.nodes[i]
+		for round := range 2 { // the second round after the queue emptied
+			for id := range ObjID(4) {
+				nd.ready.push(id)
+			}
+			if &nd.ready.items[0] != &nd.readyBuf[0] {
+				t.Fatalf("node %d, round %d: four ready objects outside the node", i, round)
+			}
+			for want := range ObjID(4) {
+				if got := nd.ready.pop(); got != want {
+					t.Fatalf("node %d, round %d: popped %d, want %d", i, round, got, want)
+				}
+			}
+		}
+		for id := range ObjID(5) {
+			nd.ready.push(id)
+		}
+		if &nd.ready.items[0] == &nd.readyBuf[0] || nd.ready.len() != 5 {
+			t.Fatalf("node %d: five ready objects, %d queued, still in the node's four slots", i, nd.ready.len())
+		}
+	}
+}

@@ -157,6 +157,9 @@ func New(cfg Config, wl Workload, p Protocol) (*Runtime, error) {
 
 	n := cfg.Nodes + cfg.Spares
 	rt.nodes = make([]node, n)
+	for i := range rt.nodes {
+		rt.nodes[i].ready.items = rt.nodes[i].readyBuf[:0]
+	}
 	rt.links = make([]link, n)
 	for i := range rt.links {
 		rt.links[i].state = nodeSpare
