@@ -28,10 +28,10 @@ type link struct {
 type node struct {
 	busy  int // cores running a task
 	ready queueOf[ObjID]
-	// readyBuf is ready's array while it holds at most four objects (the
-	// runtime points it there): in the node's first line, where a separate
-	// array would cost a dependent cache miss at every message that makes an
-	// object ready
+	// readyBuf is ready's array (New points it there) until the queue
+	// first holds more than four objects: in the node's first line, where
+	// an array of its own would cost a dependent cache miss at every
+	// message that makes an object ready
 	readyBuf [4]ObjID
 	sys      queueOf[sysTask]
 

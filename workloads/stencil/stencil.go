@@ -303,14 +303,20 @@ type block struct {
 	sums uint64
 }
 
-// blockMem allocates a block together with the buffers of its first two
-// pending iterations (as many as a block waiting for a global sum holds), so
-// that the buffer a face is stored in lies beside the block's header, which
-// the same delivery reads.
+// blockMem allocates a block together with the buffers of its first
+// inlinePending pending iterations, so that the buffer a face is stored in
+// lies beside the block's header, which the same delivery reads. A restore
+// fills the same buffers; once a block holds more iterations, its buffers
+// move to an array of their own for good.
 type blockMem struct {
 	block
-	pend [2]pending
+	pend [inlinePending]pending
 }
+
+// inlinePending is as many pending iterations as a block waiting for a
+// global sum holds: its own and the next, which its neighbours may have
+// swept to.
+const inlinePending = 2
 
 // pending holds what arrived for one iteration: a face payload per
 // direction (bit d of got set when it is there), and with Params.Reduce
@@ -614,7 +620,10 @@ func (b *block) UnmarshalBinary(data []byte) error {
 		return bad("buffered faces")
 	}
 	data = data[n:]
-	pend := make([]pending, 0, np)
+	// decoded on the stack (on the heap only past inlinePending), then
+	// copied into the block's own buffers
+	var buf [inlinePending]pending
+	pend := buf[:0]
 	last := int64(it) - 1
 	for range np {
 		pi, n := binary.Uvarint(data)
@@ -658,12 +667,7 @@ func (b *block) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
-	// into the block's own buffers (blockMem) when they hold them, as in a
-	// block never restored
-	old := b.pend
+	clear(b.pend) // what a block restored twice held
 	b.iter, b.pend, b.sums = int64(it), append(b.pend[:0], pend...), sums
-	if n := len(b.pend); n < len(old) {
-		clear(old[n:])
-	}
 	return nil
 }

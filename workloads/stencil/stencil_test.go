@@ -367,6 +367,11 @@ func TestReduceStateRoundTrip(t *testing.T) {
 	if m := (*blockMem)(unsafe.Pointer(r)); &r.pend[0] != &m.pend[0] {
 		t.Errorf("a restored block's pending iterations are not beside it")
 	}
+	// a restore (cpr's rolls back every block) copies the buffered face and
+	// allocates nothing else
+	if n := testing.AllocsPerRun(10, func() { _ = r.UnmarshalBinary(data) }); n != 1 {
+		t.Errorf("a restore took %v allocations, want 1 (the face)", n)
+	}
 	// every checkpoint encodes every block: one allocation, the buffer
 	if n := testing.AllocsPerRun(10, func() { _, _ = b.MarshalBinary() }); n != 1 {
 		t.Errorf("an encoding took %v allocations, want 1", n)
