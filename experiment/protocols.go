@@ -365,6 +365,7 @@ type mlogParams struct {
 	Measure     bool               `toml:"measure_restart"` // report restart_s and iteration_s (the paper's Table 1 measure)
 	Multi       bool               `toml:"multi_failure"`   // the whole multiple-failure extension (implies full_log)
 	Buddy       int64              `toml:"buddy_offset"`    // the buddy is this many slots further in rank order
+	Substep     scenarios.Duration `toml:"substep"`         // a checkpoint cuts handlers at these time steps (0: at their end)
 	// the core time of the protocol's steps (mlog.CPUCosts)
 	LogCPU           scenarios.Duration `toml:"log_cpu"`
 	TicketRequestCPU scenarios.Duration `toml:"ticket_request_cpu"`
@@ -403,7 +404,7 @@ func mlogConfig(s *scenarios.Scenario) (mlog.Config, error) {
 	}
 	cfg := mlog.Config{Period: sim.Time(p.Period), Restart: p.Restart, MaxLog: int64(p.MaxLog),
 		HeaderBytes: p.HeaderBytes, TicketBytes: p.TicketBytes, FullLog: p.FullLog, Priority: p.Priority,
-		MeasureRestart: p.Measure, MultiFailure: p.Multi, BuddyOffset: int(p.Buddy),
+		MeasureRestart: p.Measure, MultiFailure: p.Multi, BuddyOffset: int(p.Buddy), Substep: sim.Time(p.Substep),
 		CPU: mlog.CPUCosts{Log: sim.Time(p.LogCPU), TicketRequest: sim.Time(p.TicketRequestCPU),
 			Ticket: sim.Time(p.TicketCPU), Local: sim.Time(p.LocalCPU)}}
 	// multi_failure includes full_log (its receivers' tuples and the logs of

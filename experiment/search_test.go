@@ -75,7 +75,8 @@ type searchProtocol struct {
 // searchProtocols are variants of every protocol: the tiers and a
 // multi-level schedule of cpr, one without draining, two cutting handlers
 // (a substep of 1 ns: anywhere); dps with one or two
-// backups and without checkpoints; mlog's two restarts; abft (pida and dp
+// backups and without checkpoints; mlog's two restarts, and one cutting
+// handlers; abft (pida and dp
 // only) on spares or on the survivors; replication, with and without a
 // header, restarting from scratch or rolling back to checkpoints, with and
 // without restarting lost replicas after them.
@@ -92,6 +93,7 @@ var searchProtocols = []searchProtocol{
 	{"dps", []string{"protocol.every=0"}, nil},
 	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, period}, nil},
+	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.substep="1ns"`, period}, nil},
 	{"abft", nil, []string{"pida", "dp"}},
 	{"abft", []string{"protocol.use_spares=false"}, []string{"pida", "dp"}},
 	{"replication", nil, replicatedWorkloads},

@@ -107,7 +107,7 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		t := rt.tasks.put(task{node: n, inc: rt.links[n].inc, obj: id, gen: o.runGen, start: c.start, end: c.start.plus(c.elapsed)})
 		rt.eng.After(c.elapsed, rt.kCoreDone, int32(n), int64(t))
 		if rt.cutStep > 0 {
-			o.task, o.cuttable = t, !c.held
+			o.task, o.cuttable = t, !c.held || rt.returner != nil
 		}
 	}
 	for len(rt.deferred) > 0 {

@@ -32,6 +32,20 @@ type Cutter interface {
 	CutStep() Time
 }
 
+// CutReturner is a Cutter that holds handlers' messages back (its OnSend
+// returns false for them) and can give back those it has not sent yet when
+// a handler is cut, so that its handlers can be cut too: ReturnCut(id),
+// called at the cut of object id's handler, returns them in the order they
+// were sent and forgets them (as if the handler had not sent them yet).
+// The rest of the handler sends them again, through OnSend, at their
+// offsets from its start, as a cut's other messages leave; so does the rest
+// of a restored cut. Message logging uses it to checkpoint a node between
+// the time steps of a long handler (CutObject) instead of at its end.
+type CutReturner interface {
+	Cutter
+	ReturnCut(id ObjID) []*Message
+}
+
 // CutTask is what a cut left of a handler: the compute still to spend, the
 // messages the handler sent that had not left yet, and the object's
 // progress before the handler, which counts until the rest has run. It is
@@ -62,6 +76,7 @@ type CutTask struct {
 type PendingSend struct {
 	Msg   *Message
 	After Time
+	offer bool // given back by a CutReturner: offered to OnSend again
 }
 
 // restoredClone copies c, its messages too, for Restore: two restores of
@@ -73,7 +88,8 @@ func (c *CutTask) restoredClone() *CutTask {
 	d := *c
 	d.Sends = make([]PendingSend, len(c.Sends))
 	for i, s := range c.Sends {
-		d.Sends[i] = PendingSend{Msg: s.Msg.Clone(), After: s.After}
+		d.Sends[i] = s
+		d.Sends[i].Msg = s.Msg.Clone()
 	}
 	d.restored = true
 	return &d
@@ -98,27 +114,56 @@ func (rt *Runtime) InterruptApp() {
 		return
 	}
 	for i := range rt.objs {
-		if o := &rt.objs[i]; o.running && o.task >= 0 && o.cuttable {
-			t := &rt.tasks.items[o.task]
-			at := t.start + (rt.eng.now-t.start+rt.cutStep-1)/rt.cutStep*rt.cutStep
-			if at < t.end {
-				rt.eng.Schedule(at, rt.kCut, int32(i), int64(o.runGen))
-			}
-		}
+		rt.scheduleCut(ObjID(i))
 	}
 }
 
+// CutObject cuts object id's running handler, under a protocol whose
+// CutStep is positive, at the end of its current time step, as
+// InterruptApp cuts every handler but without pausing the application:
+// the protocol pauses the object (PauseObject) first, or the rest runs at
+// once. WhenObjectIdle's functions run at the cut (or at the handler's end,
+// if that comes first).
+func (rt *Runtime) CutObject(id ObjID) {
+	if rt.cutStep > 0 && rt.scheduleCut(id) {
+		rt.objs[id].cutAsked = true
+	}
+}
+
+// scheduleCut schedules the cut of object id's running handler, if it can
+// be cut, at the end of its current time step, unless the handler ends
+// first; it reports whether it did.
+func (rt *Runtime) scheduleCut(id ObjID) bool {
+	o := &rt.objs[id]
+	if !o.running || o.task < 0 || !o.cuttable {
+		return false
+	}
+	t := &rt.tasks.items[o.task]
+	at := t.start + (rt.eng.now-t.start+rt.cutStep-1)/rt.cutStep*rt.cutStep
+	if at >= t.end {
+		return false
+	}
+	rt.eng.Schedule(at, rt.kCut, int32(id), int64(o.runGen))
+	return true
+}
+
 // onCut cuts object ev.I's handler, still the one running (runGen ev.J),
-// if the application is still paused.
+// if the application is still paused or the object's cut was asked for.
 func (rt *Runtime) onCut(ev Event) {
 	id := ObjID(ev.I)
 	o := &rt.objs[id]
-	if !rt.appPaused || !o.running || o.runGen != uint32(ev.J) {
+	asked := o.cutAsked
+	o.cutAsked = false
+	if !(rt.appPaused || asked) || !o.running || o.runGen != uint32(ev.J) {
 		return
 	}
 	now := rt.eng.now
 	t := &rt.tasks.items[o.task]
-	c := rt.newCut(len(o.sends) + len(o.late))
+	var back []*Message // the protocol's, given back
+	if rt.returner != nil {
+		back = rt.returner.ReturnCut(id)
+	}
+	c := rt.newCut(len(o.sends) + len(back) + len(o.late))
 	c.Rest, c.Progress = t.end-now, o.progress
 	// the messages that have not left yet leave with the rest: those with
 	// a departure event of their own (sent before the handler's end) find
@@ -132,6 +177,10 @@ func (rt *Runtime) onCut(ev Event) {
 			c.Sends = append(c.Sends, PendingSend{Msg: m, After: m.SentAt - now})
 			c.wire += m.WireSize()
 		}
+	}
+	for _, m := range back { // before o.late's, which must come last (resumeCut)
+		c.Sends = append(c.Sends, PendingSend{Msg: m, After: m.SentAt - now, offer: true})
+		c.wire += m.WireSize()
 	}
 	for _, l := range o.late {
 		c.Sends = append(c.Sends, PendingSend{Msg: l.m, After: c.Rest})
@@ -197,6 +246,10 @@ func (rt *Runtime) resumeCut(o *objState) (held bool) {
 		if cut.restored {  // re-executed, as a restored handler's sends are
 			rt.stats.AppMsgs++
 			rt.stats.AppBytes += m.Size
+		}
+		if s.offer && !rt.proto.OnSend(m) {
+			c.held = true
+			continue
 		}
 		rt.transmit(m)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -273,5 +274,90 @@ func TestResumedCutAfterItsReceiverMoved(t *testing.T) {
 	}
 	if rt.inFlight != 0 {
 		t.Errorf("%d messages in flight at the end, want 0", rt.inFlight)
+	}
+}
+
+// holdProto is a CutReturner: it holds every message back (OnSend returns
+// false) and transmits it itself when it is due, unless a cut has taken it
+// back by then. It records when each message was offered and for when.
+type holdProto struct {
+	BaseProtocol
+	offered, due []Time
+	msgs         []*Message
+	live         []bool // by offer: still to transmit
+}
+
+func (p *holdProto) CutStep() Time { return Second }
+
+func (p *holdProto) OnSend(m *Message) bool {
+	k := len(p.msgs)
+	p.offered, p.due = append(p.offered, p.RT.Now()), append(p.due, m.SentAt)
+	p.msgs, p.live = append(p.msgs, m), append(p.live, true)
+	p.RT.At(m.SentAt, func() {
+		if p.live[k] {
+			p.live[k] = false
+			p.RT.Transmit(m)
+		}
+	})
+	return false
+}
+
+func (p *holdProto) ReturnCut(id ObjID) []*Message {
+	var back []*Message
+	for k, m := range p.msgs {
+		if p.live[k] && m.Src == id && m.SentAt > p.RT.Now() {
+			p.live[k] = false
+			back = append(back, m)
+		}
+	}
+	return back
+}
+
+// CutObject cuts one paused object's handler at its next step while the
+// application goes on (object 1 computes on), and a protocol that held the
+// handler's message back gives it back: the cut keeps it, and the rest
+// offers it to OnSend again, due at the rest's end.
+func TestCutObjectTakesBackHeldMessages(t *testing.T) {
+	var log []recv
+	wl := &scriptWL{n: 2, total: 1, log: &log, start: func(c *Ctx) {
+		c.Compute(10e9) // 10 s at 1 Gop/s
+		if c.Self() == 0 {
+			c.Send(1, 1, 1000, nil)
+		}
+	}}
+	p := &holdProto{}
+	rt, err := New(testConfig(2), wl, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cutAt Time
+	var snap Snap
+	otherRan := false
+	rt.At(3500*Millisecond, func() {
+		rt.PauseObject(0)
+		rt.CutObject(0)
+		rt.WhenObjectIdle(0, func() {
+			cutAt, otherRan = rt.Now(), rt.Running(1)
+			if snap, err = rt.Snapshot(0); err != nil {
+				t.Fatal(err)
+			}
+			rt.At(5*Second, func() { rt.ResumeObject(0) })
+		})
+	})
+	if res := rt.Run(); !res.Finished {
+		t.Fatalf("run unfinished: %+v", res)
+	}
+	if cutAt != 4*Second || !otherRan {
+		t.Errorf("cut at %v with object 1 running %v, want 4s and true", cutAt, otherRan)
+	}
+	c := snap.Cut
+	if c == nil || c.Rest != 6*Second || len(c.Sends) != 1 || c.Sends[0].After != 6*Second || snap.WireSize() != 1000 {
+		t.Fatalf("snapshot's cut %+v, want 6 s of rest and the message given back, 6 s after it begins", c)
+	}
+	if !slices.Equal(p.offered, []Time{0, 5 * Second}) || !slices.Equal(p.due, []Time{10 * Second, 11 * Second}) {
+		t.Errorf("message offered at %v for %v, want at 0 and 5s (the rest), for 10s and 11s", p.offered, p.due)
+	}
+	if len(log) != 1 || log[0].at != 11*Second+wire {
+		t.Errorf("object 1 got %v, want one message at %v", log, 11*Second+wire)
 	}
 }

@@ -31,6 +31,7 @@ type objState struct {
 	// have a departure event, and what a cut left of it (nil: nothing)
 	task     int32
 	cuttable bool
+	cutAsked bool // CutObject scheduled a cut (without InterruptApp)
 	sends    []*Message
 	cut      *CutTask
 	// state is what the last Snapshot marshalled, while the object has not

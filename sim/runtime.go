@@ -117,6 +117,9 @@ type Runtime struct {
 	kXferArrive, kXferDeliver, kFinish, kGroupFail, kSuspect, kDepart, kCut           Kind
 	// cutStep is the protocol's CutStep (cut.go), 0 if it cuts no handler
 	cutStep Time
+	// returner is the protocol if it gives back held messages at a cut
+	// (CutReturner; nil otherwise, or if it cuts no handler)
+	returner CutReturner
 	// cut records and their message lists, cut from blocks (newCut)
 	cuts     chunk.Alloc[CutTask]
 	cutSends chunk.Alloc[PendingSend]
@@ -271,6 +274,9 @@ func (rt *Runtime) Run() Result {
 	rt.proto.Init(rt)
 	if c, ok := rt.proto.(Cutter); ok {
 		rt.cutStep = c.CutStep()
+	}
+	if r, ok := rt.proto.(CutReturner); ok && rt.cutStep > 0 {
+		rt.returner = r
 	}
 	for _, n := range rt.slots {
 		rt.activate(n)

@@ -25,11 +25,12 @@ type objCkpt struct {
 	state       []byte
 	size        int64
 	tnProcessed uint64
-	sn          []snCount   // the last SN sent to each receiver (any order)
-	done        []doneSet   // the SNs processed from each sender, sorted by sender
-	log         []entry     // copies, sorted by receiver then SN
-	included    []sim.ObjID // receivers whose log entries are all in log, sorted
-	senders     []sim.ObjID // senders processed since the previous checkpoint (any order)
+	sn          []snCount    // the last SN sent to each receiver (any order)
+	done        []doneSet    // the SNs processed from each sender, sorted by sender
+	log         []entry      // copies, sorted by receiver then SN
+	included    []sim.ObjID  // receivers whose log entries are all in log, sorted
+	senders     []sim.ObjID  // senders processed since the previous checkpoint (any order)
+	cut         *sim.CutTask // what a cut left of its handler (Config.Substep; nil: none)
 }
 
 // snCount is a checkpointed entry of an object's sn table. A checkpoint keeps
@@ -114,8 +115,56 @@ func (p *Protocol) checkpoint(n sim.NodeID) {
 	}
 	idle := r.idle // one func for all the objects: it does not depend on which
 	for _, o := range objs {
+		rt.CutObject(o.id) // with Substep: at the end of its handler's current step
 		rt.WhenObjectIdle(o.id, idle)
 	}
+}
+
+var _ sim.CutReturner = (*Protocol)(nil)
+
+// CutStep implements sim.Cutter: checkpoints cut handlers at Substep.
+func (p *Protocol) CutStep() sim.Time { return p.cfg.Substep }
+
+// ReturnCut implements sim.CutReturner: the messages object id's cut
+// handler logged but has not sent yet leave its log, and their SNs its SN
+// counts, so that the rest of the handler logs them again, with the same
+// SNs, when it sends them; a checkpoint taken meanwhile has them in its cut
+// instead of its log. A handler re-executing sends its receivers had
+// ticketed before (a restart's) keeps them logged, to leave at their time.
+func (p *Protocol) ReturnCut(id sim.ObjID) []*sim.Message {
+	s := p.objs[id]
+	now := p.RT.Now()
+	p.Stats.Cuts++
+	es := s.unsent
+	s.unsent = s.unsent[:0]
+	var back []*entry
+	for _, e := range es {
+		if e.m.SentAt <= now || !p.live(s, e) {
+			continue
+		}
+		if e.tn != 0 || e.old || e.asking || e.given {
+			return nil
+		}
+		back = append(back, e)
+	}
+	// each is the last entry of its log (a log is in SN order, and the
+	// handler sent them last): undo them from the last one sent
+	for i := len(back) - 1; i >= 0; i-- {
+		e := back[i]
+		sn := s.sn.Ptr(e.dst)
+		if *sn != e.sn {
+			p.RT.Abort(fmt.Sprintf("mlog: object %d's cut gives back SN %d to %d, but its last SN there is %d", id, e.sn, e.dst, *sn))
+			return nil
+		}
+		*sn--
+		p.prune(s, e) // its first-send timer finds it done
+	}
+	p.Stats.Returned += int64(len(back))
+	msgs := make([]*sim.Message, len(back))
+	for i, e := range back {
+		msgs[i] = e.m
+	}
+	return msgs
 }
 
 // ckptRun is one checkpoint of a node, from pausing its objects to the
@@ -259,7 +308,7 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 		return nil, err
 	}
 	ck := &objCkpt{id: o.id, gen: o.gen, node: n, unstarted: !s.Started, state: s.State, tnProcessed: o.tnProcessed,
-		sn: make([]snCount, 0, o.sn.Len()), done: make([]doneSet, 0, o.done.Len()), senders: o.senders}
+		sn: make([]snCount, 0, o.sn.Len()), done: make([]doneSet, 0, o.done.Len()), senders: o.senders, cut: s.Cut}
 	o.senders = nil
 	if len(ck.senders) > 0 { // room for as many senders as in the period ending
 		o.senders = make([]sim.ObjID, 0, len(ck.senders))
@@ -274,6 +323,11 @@ func (p *Protocol) snapshot(o *object, n sim.NodeID, pkg []*object) (*objCkpt, e
 	slices.SortFunc(ck.done, func(a, b doneSet) int { return cmp.Compare(a.src, b.src) })
 	// modeled size: the object, its tables (an SN or a TN each) and the logged messages kept
 	ck.size = rt.ModeledSize(o.id) + p.cfg.HeaderBytes*int64(o.sn.Len()+o.done.Len()+2)
+	if s.Cut != nil { // the messages the rest has to send are in no log
+		for _, ps := range s.Cut.Sends {
+			ck.size += ps.Msg.WireSize()
+		}
+	}
 	dsts := make([]sim.ObjID, 0, o.log.Len())
 	entries := 0
 	for i := range o.log.Len() {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ftsim/sim"
+	"ftsim/workloads/stencil"
 )
 
 // A checkpoint pauses the node's objects while their package is copied into
@@ -61,5 +62,54 @@ func TestCheckpointLogTo(t *testing.T) {
 		if !slices.Equal(sns, tt.sns) {
 			t.Errorf("logTo(%d): SNs %v, want %v", tt.dst, sns, tt.sns)
 		}
+	}
+}
+
+// With substep, a node's checkpoint cuts its objects' handlers at their
+// next time step instead of waiting for their end, so that a period shorter
+// than the handlers is kept: here 0.1 s against handlers of 0.35 s, which
+// round the period up to the handler without it. The messages the cut
+// handlers had logged but not sent go back with their SNs (the receivers'
+// windows of SNs stay dense, and the answer is right), and the run under a
+// failure ends with the reference answer too.
+func TestSubstepKeepsThePeriod(t *testing.T) {
+	job := func() sim.Workload {
+		p := stencil.DefaultParams()
+		p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 24, 24, 24, 12, 1
+		p.ModeledNX, p.ModeledNY, p.ModeledNZ = 240, 240, 240
+		p.PointOps = 100 // 3.456 M points a block: 0.35 s a handler at 1 Gop/s
+		w, err := stencil.New(p, 4, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	run := func(substep sim.Time, fail bool) (sim.Result, Counters) {
+		cfg := testCluster(4)
+		if fail {
+			cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{{Node: 2, Progress: 0.5, ByProgress: true}}
+		}
+		pc := DefaultConfig()
+		pc.Period, pc.Substep, pc.MultiFailure = 100*sim.Millisecond, substep, true
+		p := mustNew(t, pc)
+		res := runWith(t, cfg, job(), p)
+		return res, p.Stats
+	}
+	whole, wc := run(0, false)
+	cut, cc := run(sim.Millisecond, false)
+	t.Logf("checkpoints %d (cuts %d, %d messages given back) in %v with substep, %d in %v without", cc.Checkpoints, cc.Cuts, cc.Returned, cut.Makespan, wc.Checkpoints, whole.Makespan)
+	if wc.Cuts != 0 || cc.Cuts == 0 || cc.Returned == 0 {
+		t.Fatalf("cuts: %d without substep, %d (%d messages given back) with it", wc.Cuts, cc.Cuts, cc.Returned)
+	}
+	// 4 nodes, one checkpoint a period each (less the time a checkpoint takes)
+	if want := 4 * int64(cut.Makespan/(100*sim.Millisecond)); cc.Checkpoints < want*8/10 || cc.Checkpoints > want {
+		t.Errorf("%d checkpoints with substep in %v, want about %d", cc.Checkpoints, cut.Makespan, want)
+	}
+	if cc.Checkpoints < 2*wc.Checkpoints {
+		t.Errorf("%d checkpoints with substep, %d without: the period was not kept", cc.Checkpoints, wc.Checkpoints)
+	}
+	res, fc := run(sim.Millisecond, true)
+	if res.Stats.Failures != 1 || fc.Restarts != 1 || fc.Cuts == 0 {
+		t.Errorf("under a failure: %d failures, %d restarts, %d cuts", res.Stats.Failures, fc.Restarts, fc.Cuts)
 	}
 }

@@ -66,6 +66,15 @@ type Config struct {
 	// CPU is the core time the protocol's work costs (the rows of the
 	// paper's Table 2); none by default.
 	CPU CPUCosts
+	// Substep is the length of the time steps a handler of a macro-step
+	// workload stands for (substep; 0: checkpoints wait for the handler's
+	// end). A node's checkpoint then cuts its objects' running handlers at
+	// the end of their current step (sim.Runtime.CutObject), as cpr's
+	// substep does, so that the period is kept within handlers longer than
+	// it: the handler's messages not sent yet leave the log and its SN
+	// counts (ReturnCut), go with the checkpoint as part of the cut, and
+	// are logged again, with the same SNs, when the rest sends them.
+	Substep sim.Time
 }
 
 // CPUCosts are the core times of the protocol's steps, one per row of the
@@ -108,6 +117,8 @@ type Counters struct {
 	ResentOthers     int64    // of those, resent by a restored object to an object not restored with it
 	MissingTNs       int64    // TNs handed out before a crash that never reached their requester, handed out again
 	Checkpoints      int64    // node checkpoints committed at a buddy
+	Cuts             int64    // handlers a checkpoint cut (Config.Substep)
+	Returned         int64    // messages those cuts gave back to be logged again when sent
 	GCMessages       int64    // garbage-collection messages
 	Restarts         int64    // node restarts from buddy checkpoints
 	Migrations       int64    // objects spread by fast restart
@@ -291,7 +302,11 @@ type object struct {
 
 	ckptTN uint64 // TNCheckpointed
 	ckpt   *objCkpt
-	rlog   []tuple // the remote message log of messages to this object
+	// with Substep, the entries logged by the handler that ran at unsentAt
+	// (or is running): what a cut gives back of them (ReturnCut)
+	unsent   []*entry
+	unsentAt sim.Time
+	rlog     []tuple // the remote message log of messages to this object
 
 	// restart
 	gated   bool
@@ -349,7 +364,7 @@ func New(cfg Config) (*Protocol, error) {
 	for _, c := range []struct {
 		key string
 		d   sim.Time
-	}{{"log_cpu", cfg.CPU.Log}, {"ticket_request_cpu", cfg.CPU.TicketRequest}, {"ticket_cpu", cfg.CPU.Ticket}, {"local_cpu", cfg.CPU.Local}} {
+	}{{"log_cpu", cfg.CPU.Log}, {"ticket_request_cpu", cfg.CPU.TicketRequest}, {"ticket_cpu", cfg.CPU.Ticket}, {"local_cpu", cfg.CPU.Local}, {"substep", cfg.Substep}} {
 		if err := sim.CheckDelay("protocol."+c.key, c.d); err != nil {
 			return nil, err
 		}
@@ -442,7 +457,7 @@ func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
 	}
 	rt := p.RT
 	done, _ := rt.Progress()
-	if done == p.lastProgress[n] {
+	if done == p.lastProgress[n] && !p.cutting(n) {
 		// nothing progressed for a whole period: stop ticking (a run whose
 		// application cannot go on must be able to end); OnHandled wakes it
 		delete(p.armed, n)
@@ -452,6 +467,21 @@ func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
 	p.lastProgress[n] = done
 	rt.SetTimer(n, rt.Now()+p.cfg.Period, timerCheckpoint, p.life)
 	p.checkpoint(n)
+}
+
+// cutting reports whether node n runs a handler its checkpoint would cut
+// (Config.Substep): a handler longer than the period makes no progress
+// within it, but the application is going on.
+func (p *Protocol) cutting(n sim.NodeID) bool {
+	if p.cfg.Substep <= 0 {
+		return false
+	}
+	for _, id := range p.RT.ObjectsOn(n) {
+		if p.RT.Running(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // memAdd accounts memory on node n if it is still the incarnation inc.

@@ -180,16 +180,23 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, mode := range []string{RestartBasic, RestartFast, RestartFast + " without priority", RestartFast + " multi_failure",
-			RestartFast + " with CPU costs", RestartFast + " multi_failure with CPU costs"} {
+			RestartFast + " with CPU costs", RestartFast + " multi_failure with CPU costs",
+			RestartBasic + " with substep", RestartFast + " multi_failure with CPU costs with substep"} {
 			t.Run(c.name+"/"+mode, func(t *testing.T) {
 				prio := mode != RestartFast+" without priority"
 				multi := strings.Contains(mode, "multi_failure")
 				var cpu CPUCosts
-				if strings.HasSuffix(mode, "with CPU costs") {
+				if strings.Contains(mode, "with CPU costs") {
 					cpu = CPUCosts{Log: 2 * sim.Microsecond, TicketRequest: 5 * sim.Microsecond, Ticket: 3 * sim.Microsecond, Local: 4 * sim.Microsecond}
 				}
-				if mode != RestartBasic {
+				var substep sim.Time
+				if strings.HasSuffix(mode, "with substep") {
+					substep = sim.Millisecond // checkpoints cut the handlers (milliseconds each)
+				}
+				if !strings.HasPrefix(mode, RestartBasic) {
 					mode = RestartFast
+				} else {
+					mode = RestartBasic
 				}
 				wl := func() sim.Workload {
 					if c.wl == "life" {
@@ -203,7 +210,7 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 				cfg.Failures, cfg.Planned = sim.ScriptedFailures, c.fails
 				pc := DefaultConfig()
 				pc.Period, pc.Restart, pc.TraceOrder = base.Makespan/6, mode, true
-				pc.Priority, pc.MultiFailure, pc.CPU = prio, multi, cpu
+				pc.Priority, pc.MultiFailure, pc.CPU, pc.Substep = prio, multi, cpu, substep
 				w := newWatch(mustNew(t, pc))
 				res := runWith(t, cfg, wl(), w)
 				st, ps := res.Stats, w.Protocol.Stats
@@ -224,6 +231,9 @@ func TestRestartEndsWithReferenceAnswer(t *testing.T) {
 				}
 				if (cpu != CPUCosts{}) && ps.CPU == 0 {
 					t.Fatalf("no protocol CPU time charged")
+				}
+				if (substep > 0) != (ps.Cuts > 0 && ps.Returned > 0) {
+					t.Fatalf("substep %v: %d handlers cut, %d messages given back", substep, ps.Cuts, ps.Returned)
 				}
 				t.Logf("makespan %v (no failure, no protocol %v), resent %d, duplicates %d, old tickets %d, missing TNs %d, migrations %d, reprocessed %d",
 					res.Makespan, base.Makespan, ps.Resent, ps.Duplicates, ps.OldTickets, ps.MissingTNs, ps.Migrations, ps.Reprocessed)

@@ -569,7 +569,7 @@ func (p *Protocol) restoreObj(o *object, n sim.NodeID) {
 		rt.Recreate(o.id, n)
 		return
 	}
-	if err := rt.Restore(o.id, n, sim.Snap{State: ck.state, Started: !ck.unstarted}); err != nil {
+	if err := rt.Restore(o.id, n, sim.Snap{State: ck.state, Started: !ck.unstarted, Cut: ck.cut}); err != nil {
 		rt.Abort(fmt.Sprintf("mlog restore: %v", err))
 		return
 	}

@@ -19,6 +19,7 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 		return true
 	}
 	s := p.objs[m.Src]
+	relog := m.Hdr.SN != 0 // given back by a cut (ReturnCut): its logging was spent
 	sn := s.sn.Ptr(m.Dst)
 	*sn++
 	m.Hdr.SN = *sn
@@ -32,7 +33,15 @@ func (p *Protocol) OnSend(m *sim.Message) bool {
 	*l = append(*l, e)
 	s.logBytes += sz
 	p.memAdd(s.node, s.inc, sim.MemLog, sz)
-	p.spend(s.node, p.cfg.CPU.Log)
+	if !relog {
+		p.spend(s.node, p.cfg.CPU.Log)
+	}
+	if p.cfg.Substep > 0 {
+		if now := p.RT.Now(); s.unsentAt != now {
+			s.unsent, s.unsentAt = s.unsent[:0], now
+		}
+		s.unsent = append(s.unsent, e)
+	}
 	p.sendAt(s, e, m.SentAt)
 	if p.cfg.MaxLog > 0 && s.logBytes > p.cfg.MaxLog {
 		p.RT.At(p.RT.Now(), func() { p.logFull(s) }) // not from inside the sender's handler
