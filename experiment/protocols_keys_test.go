@@ -102,7 +102,8 @@ func TestProtocolKeyErrors(t *testing.T) {
 		{"mlog unknown restart", []string{`kind = "mlog"`, `restart = "slow"`}, nil, `keys.toml:11: protocol.restart: unknown restart "slow" (basic, fast)`},
 		{"mlog period 0", []string{`kind = "mlog"`, `period = "0s"`}, nil, "keys.toml:11: protocol.period: must be positive"},
 		{"mlog substep", []string{`kind = "mlog"`, `substep = "1s"`}, nil, ""},
-		{"mlog substep negative", []string{`kind = "mlog"`, `substep = "-1s"`}, nil, "keys.toml:11: protocol.substep: must be ≥ 0"},
+		{"mlog substep negative", []string{`kind = "mlog"`, `substep = "-1s"`}, nil, `keys.toml:11: protocol.substep: negative duration "-1s"`},
+		{"mlog substep of a century", []string{`kind = "mlog"`, `substep = "100y"`}, nil, "keys.toml:11: protocol.substep: must be ≥ 0 and under 100 years"},
 		// replication: deterministic objects, on two nodes at least
 		{"replication of a farm", []string{`kind = "replication"`}, []string{"workload.kind=farm"},
 			"keys.toml:10: protocol.kind: replication runs deterministic objects twice, and farm's objects answer concurrent messages in their arrival order"},
