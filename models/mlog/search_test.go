@@ -14,7 +14,8 @@ import (
 // iterations) under message logging through one or two failures: basic and
 // fast restart, with and without multi_failure, two detection delays, every
 // node failing first at every 5% of progress, and a second failure of each
-// other node shortly after (3,040 plans). Every run must end with the
+// other node shortly after, with checkpoints waiting for handlers' ends or
+// cutting them (substep) (6,080 plans). Every run must end with the
 // reference answer: either recovered by logging, re-processing each TN with
 // the message it had before the failure (TraceOrder), or, for a pattern it
 // cannot survive (reported), by restarting from scratch; with multi_failure the
@@ -24,8 +25,8 @@ import (
 // came with, 22 plans reported a pattern, restarted from scratch and then
 // stopped for good: a ticket request of the life before the restart arrived
 // after it and took a TN no message of the new life carried, and the receiver
-// waited for it forever. By default one plan in 20 runs (about a second);
-// FTSIM_SEARCH=1 runs them all (about 20 s).
+// waited for it forever. By default one plan in 20 runs (a few seconds);
+// FTSIM_SEARCH=1 runs them all (about a minute beside other work).
 func TestFailurePlanSearch(t *testing.T) {
 	stride := 20
 	if os.Getenv("FTSIM_SEARCH") != "" {
@@ -33,47 +34,50 @@ func TestFailurePlanSearch(t *testing.T) {
 	}
 	base := runWith(t, testCluster(4), stencilJob(t, 4, 2, 40), &plain{})
 	i, runs := 0, 0
-	for _, restart := range []string{RestartBasic, RestartFast} {
-		for _, multi := range []bool{false, true} {
-			for _, detect := range []sim.Time{sim.Millisecond, 10 * sim.Millisecond} {
-				for first := range sim.NodeID(4) {
-					for k := 1; k <= 19; k++ {
-						for second := -1; second <= 3; second++ {
-							if i++; (i-1)%stride != 0 {
-								continue
-							}
-							runs++
-							at := float64(k) / 20
-							plan := []sim.ScriptedFailure{{Node: first, Progress: at, ByProgress: true}}
-							if second >= 0 {
-								plan = append(plan, sim.ScriptedFailure{Node: (first + 1 + sim.NodeID(second)%3) % 4,
-									Progress: min(at+0.03*float64(second+1), 0.97), ByProgress: true})
-							}
-							cfg := testCluster(4)
-							cfg.DetectDelay = detect
-							cfg.Failures = sim.ScriptedFailures
-							cfg.Planned = plan
-							cfg.Limit = 50 * base.Makespan
-							pc := DefaultConfig()
-							pc.Period, pc.Restart, pc.MultiFailure, pc.TraceOrder = base.Makespan/6, restart, multi, true
-							proto := mustNew(t, pc)
-							rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), proto)
-							if err != nil {
-								t.Fatal(err)
-							}
-							res := rt.Run()
-							simtest.AuditMemory(t, fmt.Sprintf("restart %s, multi_failure %v, detection %v, failures %+v", restart, multi, detect, plan), proto)
-							if !res.Finished || !res.Outcome.OK {
-								t.Errorf("restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
-									restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
-							}
-							if res.Stats.Unrecoverable == 0 && proto.Stats.OrderMismatches != 0 {
-								t.Errorf("restart %s, multi_failure %v, detection %v, failures %+v: %d TNs re-processed in another order than before the failure",
-									restart, multi, detect, plan, proto.Stats.OrderMismatches)
-							}
-							if note := res.Stats.UnrecoverableNote; multi && note != "" && !strings.Contains(note, " is lost") {
-								t.Errorf("restart %s, multi_failure, detection %v, failures %+v: %q: not a lost checkpoint or remote message log",
-									restart, detect, plan, note)
+	for _, substep := range []sim.Time{0, sim.Millisecond} {
+		for _, restart := range []string{RestartBasic, RestartFast} {
+			for _, multi := range []bool{false, true} {
+				for _, detect := range []sim.Time{sim.Millisecond, 10 * sim.Millisecond} {
+					for first := range sim.NodeID(4) {
+						for k := 1; k <= 19; k++ {
+							for second := -1; second <= 3; second++ {
+								if i++; (i-1)%stride != 0 {
+									continue
+								}
+								runs++
+								at := float64(k) / 20
+								plan := []sim.ScriptedFailure{{Node: first, Progress: at, ByProgress: true}}
+								if second >= 0 {
+									plan = append(plan, sim.ScriptedFailure{Node: (first + 1 + sim.NodeID(second)%3) % 4,
+										Progress: min(at+0.03*float64(second+1), 0.97), ByProgress: true})
+								}
+								cfg := testCluster(4)
+								cfg.DetectDelay = detect
+								cfg.Failures = sim.ScriptedFailures
+								cfg.Planned = plan
+								cfg.Limit = 50 * base.Makespan
+								pc := DefaultConfig()
+								pc.Period, pc.Restart, pc.MultiFailure, pc.TraceOrder = base.Makespan/6, restart, multi, true
+								pc.Substep = substep
+								proto := mustNew(t, pc)
+								rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), proto)
+								if err != nil {
+									t.Fatal(err)
+								}
+								res := rt.Run()
+								simtest.AuditMemory(t, fmt.Sprintf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v", substep, restart, multi, detect, plan), proto)
+								if !res.Finished || !res.Outcome.OK {
+									t.Errorf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
+										substep, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
+								}
+								if res.Stats.Unrecoverable == 0 && proto.Stats.OrderMismatches != 0 {
+									t.Errorf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v: %d TNs re-processed in another order than before the failure",
+										substep, restart, multi, detect, plan, proto.Stats.OrderMismatches)
+								}
+								if note := res.Stats.UnrecoverableNote; multi && note != "" && !strings.Contains(note, " is lost") {
+									t.Errorf("substep %v, restart %s, multi_failure, detection %v, failures %+v: %q: not a lost checkpoint or remote message log",
+										substep, restart, detect, plan, note)
+								}
 							}
 						}
 					}
