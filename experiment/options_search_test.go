@@ -29,12 +29,12 @@ var optionProtocols = []searchProtocol{
 	{"mlog", []string{`protocol.restart="basic"`, "protocol.multi_failure=true", period}, nil},
 	{"mlog", []string{`protocol.restart="fast"`, `protocol.max_log="2KB"`, period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, "protocol.priority=false", "protocol.full_log=true", period}, nil},
-	{"mlog", []string{`protocol.restart="basic"`, `protocol.substep="1ns"`, `protocol.log_cpu="500ns"`, period}, nil},
 	{"dps", []string{"protocol.every=2", "protocol.backups=2", "protocol.log_order=true"}, nil},
 	{"dps", []string{"protocol.every=3", "protocol.auto_stateless=false"}, []string{"farm"}},
 	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.log_cpu="500ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, `protocol.log_cpu="500ns"`, `protocol.ticket_request_cpu="400ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period}, nil},
 	{"dps", []string{"protocol.every_progress=3", period, "protocol.every=0"}, nil},
+	{"mlog", []string{`protocol.restart="basic"`, `protocol.substep="1ns"`, `protocol.log_cpu="500ns"`, period}, nil},
 }
 
 // TestRandomFailuresProtocolOptions is TestRandomFailuresEveryProtocol over

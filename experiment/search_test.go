@@ -93,7 +93,6 @@ var searchProtocols = []searchProtocol{
 	{"dps", []string{"protocol.every=0"}, nil},
 	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", period}, nil},
 	{"mlog", []string{`protocol.restart="basic"`, period}, nil},
-	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.substep="1ns"`, period}, nil},
 	{"abft", nil, []string{"pida", "dp"}},
 	{"abft", []string{"protocol.use_spares=false"}, []string{"pida", "dp"}},
 	{"replication", nil, replicatedWorkloads},
@@ -102,6 +101,7 @@ var searchProtocols = []searchProtocol{
 	{"replication", []string{`protocol.interval="fixed"`, `protocol.levels=[{tier="memory", every=1}, {tier="pfs", every=3}]`, period}, replicatedWorkloads},
 	{"replication", []string{`protocol.interval="fixed"`, "protocol.restart_replicas=true", "protocol.header_bytes=8", period}, replicatedWorkloads},
 	{"replication", []string{`protocol.interval="fixed"`, `protocol.tier="buddy"`, "protocol.restart_replicas=true", period}, replicatedWorkloads},
+	{"mlog", []string{`protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.substep="1ns"`, period}, nil},
 }
 
 // replicatedWorkloads are the workloads replication accepts: those whose

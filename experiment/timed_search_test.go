@@ -289,9 +289,46 @@ func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
 	}
-	mlogFastMulti, mlogBasic := searchProtocols[8], searchProtocols[9]
-	mlogBasicMulti, mlogMaxLog := optionProtocols[11], optionProtocols[12]
-	farmStateful := optionProtocols[15]
+	// the variants and workloads each case was found with, by their keys:
+	// the lists grow, and a case that named a place in them ran another
+	// variant once one was inserted before it
+	variant := func(kind string, keys ...string) searchProtocol {
+		for _, p := range append(slices.Clone(searchProtocols), optionProtocols...) {
+			if p.kind == kind && slices.Equal(p.keys, keys) {
+				return p
+			}
+		}
+		t.Fatalf("no search variant %s %v", kind, keys)
+		return searchProtocol{}
+	}
+	other := func(kind string, keys ...string) *searchWorkload {
+		for i, w := range otherWorkloads {
+			if w.kind == kind && slices.Equal(w.keys, keys) {
+				return &otherWorkloads[i]
+			}
+		}
+		t.Fatalf("no other workload %s %v", kind, keys)
+		return nil
+	}
+	mlogFastMulti := variant("mlog", `protocol.restart="fast"`, "protocol.multi_failure=true", period)
+	mlogBasic := variant("mlog", `protocol.restart="basic"`, period)
+	mlogBasicMulti := variant("mlog", `protocol.restart="basic"`, "protocol.multi_failure=true", period)
+	mlogMaxLog := variant("mlog", `protocol.restart="fast"`, `protocol.max_log="2KB"`, period)
+	mlogFast := variant("mlog", `protocol.restart="fast"`, period)
+	mlogFastMultiCPU := variant("mlog", `protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.log_cpu="500ns"`, `protocol.ticket_cpu="300ns"`, `protocol.local_cpu="200ns"`, period)
+	farmStateful := variant("dps", "protocol.every=3", "protocol.auto_stateless=false")
+	dpsTwoBackups := variant("dps", "protocol.every=3", "protocol.backups=2")
+	dpsNoCheckpoints := variant("dps", "protocol.every=0")
+	dpsNoCheckpointsPeriod := variant("dps", "protocol.every=0", period)
+	dpsLogOrder := variant("dps", "protocol.every=4", "protocol.log_order=true")
+	mpiftIA := variant("mpift-ia")
+	abft, abftSurvivors := variant("abft"), variant("abft", "protocol.use_spares=false")
+	cprBuddyCut := variant("cpr", `protocol.interval="fixed"`, `protocol.tier="buddy"`, `protocol.substep="1ns"`, period)
+	pidaRandom := other("pida", "korf=12", "objects_per_node=3", `victim="random"`)
+	knapsackRequests := other("dp", `problem="knapsack"`, "random_items=40", "capacity=300", "requests=true", "objects_per_node=2")
+	farmTwo := other("farm", "width=64", "height=64", "tile=8", "max_iter=200", "objects_per_node=2")
+	knapsackThree := other("dp", `problem="knapsack"`, "random_items=25", "capacity=1500", "objects_per_node=3")
+	tsp := other("dp", `problem="tsp"`, "random_cities=9")
 	cases := []struct {
 		name, workload string
 		protocol       searchProtocol
@@ -305,34 +342,34 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"after a restart from scratch", "stencil", mlogBasic, searchClusters[0], []scenarios.ScriptedFailure{us(0, 68.935), us(2, 69.076)}, nil},
 		{"spare fails before placing", "life", mlogFastMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 283.318), us(4, 283.671)}, nil},
 		{"detected after the restart it struck", "stencil", mlogMaxLog, searchClusters[3], []scenarios.ScriptedFailure{us(1, 2.753), us(0, 16.83)}, nil},
-		{"re-created before the detection", "stencil", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}, nil},
-		{"result after the failure", "farm", searchProtocols[6], searchClusters[0], []scenarios.ScriptedFailure{us(3, 35.585)}, nil},
-		{"workers onto a replaced node", "farm", optionProtocols[3], searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}, nil},
-		{"TN not learned again", "farm", optionProtocols[9], searchClusters[0], []scenarios.ScriptedFailure{us(1, 244.561), us(0, 258.529), us(2, 272.497)}, nil},
-		{"TN not learned again, pida", "pida", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(1, 326.184), us(4, 767.408)}, nil},
+		{"re-created before the detection", "stencil", mlogFast, searchClusters[2], []scenarios.ScriptedFailure{us(0, 106.499), us(1, 109.192)}, nil},
+		{"result after the failure", "farm", dpsTwoBackups, searchClusters[0], []scenarios.ScriptedFailure{us(3, 35.585)}, nil},
+		{"workers onto a replaced node", "farm", mpiftIA, searchClusters[3], []scenarios.ScriptedFailure{us(2, 1535.133), us(1, 1545.143), us(3, 1547.145)}, nil},
+		{"TN not learned again", "farm", mlogFast, searchClusters[0], []scenarios.ScriptedFailure{us(1, 244.561), us(0, 258.529), us(2, 272.497)}, nil},
+		{"TN not learned again, pida", "pida", mlogFast, searchClusters[2], []scenarios.ScriptedFailure{us(1, 326.184), us(4, 767.408)}, nil},
 		{"tuple holder failed after the fetch", "life", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(1, 112.129), us(2, 137.462), us(1, 200.796)}, nil},
 		{"replacement failed before placing", "stencil", mlogBasicMulti, searchClusters[1], []scenarios.ScriptedFailure{us(2, 41.242), us(4, 44.068), us(5, 44.209)}, nil},
 		{"next generation first", "life", mlogBasic, searchClusters[3], []scenarios.ScriptedFailure{us(5, 141.47), us(3, 141.47), us(5, 146.532), us(4, 171.843), us(2, 197.154)}, nil},
 		{"next step first", "synthetic", mlogFastMulti, searchClusters[3], []scenarios.ScriptedFailure{us(3, 1148920.995), us(1, 1649079.799), us(2, 1849143.32)}, nil},
-		{"TN lost with sender and receiver", "farm", optionProtocols[9], searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}, nil},
-		{"forced rollback struck", "dp", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}, nil},
-		{"spare failed under the transfer", "pida", searchProtocols[10], searchClusters[1], []scenarios.ScriptedFailure{us(0, 3049.558), us(4, 3058.293), us(6, 3058.293), us(4, 3058.293)}, nil},
-		{"backup chosen after another's activation", "life", optionProtocols[8], searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}, nil},
-		{"iteration learned from a no-work answer", "pida", searchProtocols[10], searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}, nil},
+		{"TN lost with sender and receiver", "farm", mlogFast, searchClusters[2], []scenarios.ScriptedFailure{us(2, 134.931), us(1, 136.59), us(4, 302.58), us(1, 717.555), us(0, 719.214)}, nil},
+		{"forced rollback struck", "dp", abft, searchClusters[1], []scenarios.ScriptedFailure{us(2, 291.699), us(2, 293.514), us(4, 293.877), us(3, 294.24), us(0, 296.055)}, nil},
+		{"spare failed under the transfer", "pida", abft, searchClusters[1], []scenarios.ScriptedFailure{us(0, 3049.558), us(4, 3058.293), us(6, 3058.293), us(4, 3058.293)}, nil},
+		{"backup chosen after another's activation", "life", dpsLogOrder, searchClusters[0], []scenarios.ScriptedFailure{us(2, 79.398), us(0, 79.398), us(1, 84.055)}, nil},
+		{"iteration learned from a no-work answer", "pida", abft, searchClusters[0], []scenarios.ScriptedFailure{us(3, 113.205), us(0, 775.398), us(2, 1035.164)}, nil},
 		{"checkpoint begun before a restart from scratch", "synthetic", mlogFastMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 2564448.406), us(3, 2568448.406), us(3, 2968448.406), us(3, 3048448.406), us(1, 3128448.406)}, nil},
-		{"backup regenerated during a replay", "pida", searchProtocols[7], searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)}, &otherWorkloads[7]},
-		{"objects restored on a node that failed at once", "dp", searchProtocols[10], append(slices.Clone(searchClusters[2]), repairQuarter), []scenarios.ScriptedFailure{
+		{"backup regenerated during a replay", "pida", dpsNoCheckpoints, searchClusters[0], []scenarios.ScriptedFailure{us(2, 12131.508), us(0, 17189.773), us(3, 19213.079)}, pidaRandom},
+		{"objects restored on a node that failed at once", "dp", abft, append(slices.Clone(searchClusters[2]), repairQuarter), []scenarios.ScriptedFailure{
 			us(0, 1.200), us(1, 2.500), us(4, 3.110), us(2, 5.235), us(0, 11.270), us(3, 17.152), us(1, 20.865), us(4, 59.510), us(2, 60.776), us(3, 77.945), us(5, 90.273),
 			us(1, 137.129), us(4, 144.901), us(0, 189.011), us(5, 196.686), us(1, 201.390), us(4, 218.759), us(2, 228.030), us(5, 231.958), us(1, 246.566), us(3, 262.891), us(2, 266.378)},
-			&otherWorkloads[2]},
+			knapsackRequests},
 		{"TN told before the message left", "life", mlogBasicMulti, searchClusters[0], []scenarios.ScriptedFailure{us(0, 339.802), us(3, 346.878), us(0, 435.335), us(2, 437.104)}, nil},
 		{"TNs resent after the gate opened", "farm", mlogBasicMulti, searchClusters[1], []scenarios.ScriptedFailure{us(0, 580.601), us(3, 594.57), us(4, 597.363), us(0, 597.363), us(6, 597.363)}, nil},
 		{"farm master with stateful workers", "farm", farmStateful, searchClusters[2], []scenarios.ScriptedFailure{us(0, 926.569)}, nil},
-		{"result past the restored master's next", "farm", optionProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(0, 455.251), us(1, 664.765), us(2, 748.57), us(0, 752.76)}, &otherWorkloads[5]},
-		{"knapsack message lost to an undetected failure", "dp", searchProtocols[11], searchClusters[3], []scenarios.ScriptedFailure{us(0, 52.735), us(3, 53.861), us(2, 59.491)}, &otherWorkloads[9]},
-		{"knapsack message lost to an undetected failure, with spares", "dp", searchProtocols[10], searchClusters[3], []scenarios.ScriptedFailure{us(2, 13.908), us(4, 27.983), us(3, 27.983), us(0, 33.613)}, &otherWorkloads[9]},
-		{"sender failed before resending a TN", "dp", optionProtocols[16], searchClusters[2], []scenarios.ScriptedFailure{us(3, 5.226), us(4, 20.007), us(3, 25.919), us(1, 31.831), us(4, 31.89)}, &otherWorkloads[4]},
-		{"cut of a handler that sent nothing", "dp", searchProtocols[5], searchClusters[0], []scenarios.ScriptedFailure{us(3, 70.628), us(3, 71.684), us(3, 71.895), us(1, 76.119), us(1, 76.119)}, &otherWorkloads[10]},
+		{"result past the restored master's next", "farm", dpsNoCheckpointsPeriod, searchClusters[0], []scenarios.ScriptedFailure{us(0, 455.251), us(1, 664.765), us(2, 748.57), us(0, 752.76)}, farmTwo},
+		{"knapsack message lost to an undetected failure", "dp", abftSurvivors, searchClusters[3], []scenarios.ScriptedFailure{us(0, 52.735), us(3, 53.861), us(2, 59.491)}, knapsackThree},
+		{"knapsack message lost to an undetected failure, with spares", "dp", abft, searchClusters[3], []scenarios.ScriptedFailure{us(2, 13.908), us(4, 27.983), us(3, 27.983), us(0, 33.613)}, knapsackThree},
+		{"sender failed before resending a TN", "dp", mlogFastMultiCPU, searchClusters[2], []scenarios.ScriptedFailure{us(3, 5.226), us(4, 20.007), us(3, 25.919), us(1, 31.831), us(4, 31.89)}, tsp},
+		{"cut of a handler that sent nothing", "dp", cprBuddyCut, searchClusters[0], []scenarios.ScriptedFailure{us(3, 70.628), us(3, 71.684), us(3, 71.895), us(1, 76.119), us(1, 76.119)}, knapsackThree},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
