@@ -82,7 +82,8 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 	}
 	rt.inHandler = true
 	held := false
-	if o.cut != nil {
+	rest := o.cut != nil
+	if rest {
 		held = rt.resumeCut(o)
 	} else if o.needStart {
 		o.needStart, o.state = false, nil
@@ -95,6 +96,9 @@ func (rt *Runtime) runObject(n NodeID, id ObjID) {
 		o.obj.Handle(c, m)
 	}
 	rt.inHandler = false
+	if len(rt.catchUps) > 0 {
+		rt.startedCatchingUp(id, c.elapsed, rest)
+	}
 	// even with no late message: a cut reads o's late messages and sends,
 	// which must be this handler's, not an earlier one's
 	rt.settleLate(o, c.start.plus(c.elapsed), held)
@@ -169,7 +173,7 @@ func (rt *Runtime) objectDone(id ObjID) {
 // ready queues object id on its node if it has something to run.
 func (rt *Runtime) ready(id ObjID) {
 	o := &rt.objs[id]
-	if o.queued || o.running || rt.lost[id] || o.paused || (!o.needStart && o.cut == nil && o.inbox.len() == 0) {
+	if o.queued || o.running || rt.lost[id] || o.paused || o.stalled || (!o.needStart && o.cut == nil && o.inbox.len() == 0) {
 		return
 	}
 	o.queued = true

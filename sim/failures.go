@@ -196,7 +196,13 @@ func (rt *Runtime) failNode(n NodeID, fenced bool) {
 			continue
 		}
 		rt.failRecs[idx].objects = append(rt.failRecs[idx].objects, ObjID(i))
+		if rt.coupled {
+			rt.noteLost(ObjID(i))
+		}
 		rt.lose(ObjID(i))
+	}
+	if rt.coupled && len(rt.failRecs[idx].objects) > 0 {
+		rt.stallOthers()
 	}
 	detect, what := now, "false suspicion: fenced"
 	if !fenced {

@@ -32,6 +32,7 @@ type objState struct {
 	task     int32
 	cuttable bool
 	cutAsked bool // CutObject scheduled a cut (without InterruptApp)
+	stalled  bool // waiting for lost objects to catch up (coupled.go)
 	sends    []*Message
 	cut      *CutTask
 	// state is what the last Snapshot marshalled, while the object has not
@@ -67,7 +68,7 @@ func (rt *Runtime) abort(id ObjID) {
 // dispatchable reports whether object o, placed on node at and lost or
 // not, can run on node n now.
 func (o *objState) dispatchable(at, n NodeID, lost bool) bool {
-	return at == n && !o.running && !lost && !o.paused && !o.migrating &&
+	return at == n && !o.running && !lost && !o.paused && !o.stalled && !o.migrating &&
 		(o.needStart || o.cut != nil || o.inbox.len() > 0)
 }
 
@@ -154,6 +155,7 @@ func (rt *Runtime) create(id ObjID, n NodeID) {
 	o := &rt.objs[id]
 	rt.discardInbox(o)
 	o.obj, o.state = rt.wl.NewObject(id), nil
+	o.stalled = false
 	rt.place[id] = n
 	rt.placeVer++
 	o.inc++
@@ -237,7 +239,8 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, s Snap) error {
 	rt.placeVer++
 	o.inc++
 	rt.lost[id], o.migrating, o.needStart, o.queued = false, false, !s.Started, false
-	o.paused = false // a restored object starts afresh; protocols pause it again if they need to
+	o.paused = false  // a restored object starts afresh; protocols pause it again if they need to
+	o.stalled = false // a rollback's: the objects it restores go on together
 	for _, m := range s.Inbox {
 		o.inbox.push(m)
 	}

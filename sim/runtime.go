@@ -120,6 +120,10 @@ type Runtime struct {
 	// returner is the protocol if it gives back held messages at a cut
 	// (CutReturner; nil otherwise, or if it cuts no handler)
 	returner CutReturner
+	// coupled: the workload is a Coupler whose objects are coupled; catchUps
+	// are the lost objects the others wait for (coupled.go)
+	coupled  bool
+	catchUps []catchUp
 	// cut records and their message lists, cut from blocks (newCut)
 	cuts     chunk.Alloc[CutTask]
 	cutSends chunk.Alloc[PendingSend]
@@ -277,6 +281,9 @@ func (rt *Runtime) Run() Result {
 	}
 	if r, ok := rt.proto.(CutReturner); ok && rt.cutStep > 0 {
 		rt.returner = r
+	}
+	if c, ok := rt.wl.(Coupler); ok {
+		rt.coupled = c.Coupled()
 	}
 	for _, n := range rt.slots {
 		rt.activate(n)
@@ -477,6 +484,9 @@ func (rt *Runtime) updateProgress(id ObjID, p int64) {
 	o := &rt.objs[id]
 	rt.progress += p - o.progress
 	o.progress = p
+	if len(rt.catchUps) > 0 {
+		rt.progressed(id)
+	}
 	if rt.total > 0 {
 		rt.shown.Store(math.Float64bits(min(1, max(0, float64(rt.progress)/float64(rt.total)))))
 	}

@@ -470,14 +470,15 @@ func (p *Protocol) OnTimer(n sim.NodeID, tag int32, life int64) {
 }
 
 // cutting reports whether node n runs a handler its checkpoint would cut
-// (Config.Substep): a handler longer than the period makes no progress
-// within it, but the application is going on.
+// (Config.Substep), or holds the rest of one a cut left (a checkpoint's, or
+// a stall's: sim/coupled.go): a handler longer than the period makes no
+// progress within it, but the application is going on.
 func (p *Protocol) cutting(n sim.NodeID) bool {
 	if p.cfg.Substep <= 0 {
 		return false
 	}
 	for _, id := range p.RT.ObjectsOn(n) {
-		if p.RT.Running(id) {
+		if p.RT.HandlerPending(id) {
 			return true
 		}
 	}

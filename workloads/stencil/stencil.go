@@ -28,6 +28,12 @@ type Params struct {
 	// sweep waits for: a delay anywhere then holds every block back at the
 	// next iteration, as in a code that reduces every time step.
 	Reduce bool `toml:"reduce"`
+	// Coupled (with Reduce) makes the global sum one of every time step
+	// the macro-step stands for: a failed block holds every other at once
+	// until it has caught up with where it was (sim.Coupler), instead of at
+	// the end of their macro-step, where the delays of two failures in one
+	// macro-step would overlap.
+	Coupled bool `toml:"coupled"`
 }
 
 // DefaultParams is a 48³ interior relaxed for 50 sweeps, one block per node.
@@ -73,6 +79,9 @@ func New(p Params, nodes int, resolve func(string) string) (*Workload, error) {
 	}
 	if !(p.BytesPerPoint >= 0) || math.IsInf(p.BytesPerPoint, 0) {
 		return nil, fmt.Errorf("workload.bytes_per_point must be a finite number ≥ 0, got %g", p.BytesPerPoint)
+	}
+	if p.Coupled && !p.Reduce {
+		return nil, fmt.Errorf("workload.coupled: couples the blocks through the global sum of every time step: set reduce = true")
 	}
 	w := &Workload{p: p, sx: 1, sy: 1, sz: 1}
 	for _, m := range []struct {
@@ -174,6 +183,9 @@ func (w *Workload) NumObjects() int { return w.bx * w.by * w.bz }
 
 // TotalProgress implements sim.Workload: one unit per block per iteration.
 func (w *Workload) TotalProgress() int64 { return int64(w.NumObjects()) * w.p.Iterations }
+
+// Coupled implements sim.Coupler: Params.Coupled.
+func (w *Workload) Coupled() bool { return w.p.Coupled }
 
 // span is the half-open range of interior points (0-based) of part a of b
 // along an axis of n points: parts differ by at most one point.
