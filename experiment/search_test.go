@@ -32,11 +32,12 @@ var searchWorkloads = []searchWorkload{
 // whose items fit, on 7 objects (at capacity 300 the weights, 10 to 5,000,
 // leave its blocks almost nothing to send each other), one pushing its
 // values from three blocks per node, and a stencil summing every iterate
-// over the blocks (reduce).
+// over the blocks (reduce), also coupled.
 var otherWorkloads = []searchWorkload{
 	{"life", "17us", []string{"width=40", "height=36", "generations=25", "objects_per_node=3"}},
 	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=3"}},
 	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=2", "reduce=true"}},
+	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=2", "reduce=true", "coupled=true"}},
 	{"dp", "8us", []string{`problem="knapsack"`, "random_items=40", "capacity=300", "requests=true", "objects_per_node=2"}},
 	{"dp", "4us", []string{`problem="tsp"`, "random_cities=9"}},
 	{"dp", "32us", []string{`problem="lcs"`, "random_a=200", "random_b=150", "requests=true", "objects_per_node=2"}},

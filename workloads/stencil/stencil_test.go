@@ -254,6 +254,7 @@ func TestParamErrors(t *testing.T) {
 		{"point_ops", func(p *Params) { p.PointOps = -1 }},
 		{"bytes_per_point", func(p *Params) { p.BytesPerPoint = -1 }},
 		{"modeled_ny", func(p *Params) { p.ModeledNY = -1 }},
+		{"coupled", func(p *Params) { p.Coupled = true }}, // without reduce
 	}
 	for i, c := range cases {
 		p := DefaultParams()
