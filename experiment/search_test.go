@@ -37,7 +37,6 @@ var otherWorkloads = []searchWorkload{
 	{"life", "17us", []string{"width=40", "height=36", "generations=25", "objects_per_node=3"}},
 	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=3"}},
 	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=2", "reduce=true"}},
-	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=2", "reduce=true", "coupled=true"}},
 	{"dp", "8us", []string{`problem="knapsack"`, "random_items=40", "capacity=300", "requests=true", "objects_per_node=2"}},
 	{"dp", "4us", []string{`problem="tsp"`, "random_cities=9"}},
 	{"dp", "32us", []string{`problem="lcs"`, "random_a=200", "random_b=150", "requests=true", "objects_per_node=2"}},
@@ -46,6 +45,7 @@ var otherWorkloads = []searchWorkload{
 	{"pida", "2ms", []string{"korf=12", "objects_per_node=3", `victim="random"`}},
 	{"dp", "48us", []string{`problem="knapsack"`, "random_items=30", "capacity=2000", "objects=7", "requests=true"}},
 	{"dp", "24us", []string{`problem="knapsack"`, "random_items=25", "capacity=1500", "objects_per_node=3"}},
+	{"stencil", "5500ns", []string{"nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=2", "reduce=true", "coupled=true"}},
 }
 
 // searchWorkload is a workload of the searches: its kind, checkpoint

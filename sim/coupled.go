@@ -80,9 +80,13 @@ func (rt *Runtime) stallOthers() {
 // caughtUp ends catch-up k, and the stall with the last one.
 func (rt *Runtime) caughtUp(k int) {
 	rt.catchUps = append(rt.catchUps[:k], rt.catchUps[k+1:]...)
-	if len(rt.catchUps) > 0 {
-		return
+	if len(rt.catchUps) == 0 {
+		rt.endStall()
 	}
+}
+
+// endStall lets every stalled object go on.
+func (rt *Runtime) endStall() {
 	for i := range rt.objs {
 		if o := &rt.objs[i]; o.stalled {
 			o.stalled = false
@@ -91,6 +95,19 @@ func (rt *Runtime) caughtUp(k int) {
 	}
 	for _, n := range rt.slots {
 		rt.kick(n)
+	}
+}
+
+// dropStall forgets the catch-ups and the stall, without dispatching: a
+// rollback or a restart from scratch (NewEpoch) restores or re-creates
+// every object next, and they go on from the same point.
+func (rt *Runtime) dropStall() {
+	if !rt.coupled {
+		return
+	}
+	rt.catchUps = rt.catchUps[:0]
+	for i := range rt.objs {
+		rt.objs[i].stalled = false
 	}
 }
 

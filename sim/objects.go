@@ -287,6 +287,7 @@ func (rt *Runtime) RestartAll() {
 func (rt *Runtime) NewEpoch() {
 	rt.epoch++
 	rt.inFlight = 0
+	rt.dropStall() // a rollback or a restart: every object goes on from the same point
 	for i := range rt.objs {
 		rt.discardInbox(&rt.objs[i])
 	}
