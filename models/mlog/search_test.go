@@ -59,25 +59,7 @@ func TestFailurePlanSearch(t *testing.T) {
 								pc := DefaultConfig()
 								pc.Period, pc.Restart, pc.MultiFailure, pc.TraceOrder = base.Makespan/6, restart, multi, true
 								pc.Substep = substep
-								proto := mustNew(t, pc)
-								rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), proto)
-								if err != nil {
-									t.Fatal(err)
-								}
-								res := rt.Run()
-								simtest.AuditMemory(t, fmt.Sprintf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v", substep, restart, multi, detect, plan), proto)
-								if !res.Finished || !res.Outcome.OK {
-									t.Errorf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
-										substep, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
-								}
-								if res.Stats.Unrecoverable == 0 && proto.Stats.OrderMismatches != 0 {
-									t.Errorf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v: %d TNs re-processed in another order than before the failure",
-										substep, restart, multi, detect, plan, proto.Stats.OrderMismatches)
-								}
-								if note := res.Stats.UnrecoverableNote; multi && note != "" && !strings.Contains(note, " is lost") {
-									t.Errorf("substep %v, restart %s, multi_failure, detection %v, failures %+v: %q: not a lost checkpoint or remote message log",
-										substep, restart, detect, plan, note)
-								}
+								runPlan(t, fmt.Sprintf("substep %v, restart %s, multi_failure %v, detection %v, failures %+v", substep, restart, multi, detect, plan), cfg, pc)
 							}
 						}
 					}
@@ -129,21 +111,7 @@ func TestTimedPlanSearch(t *testing.T) {
 						cfg.Limit = 50 * ff
 						pc := DefaultConfig()
 						pc.Period, pc.Restart, pc.MultiFailure, pc.TraceOrder = ff/6, restart, multi, true
-						proto := mustNew(t, pc)
-						rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), proto)
-						if err != nil {
-							t.Fatal(err)
-						}
-						res := rt.Run()
-						simtest.AuditMemory(t, fmt.Sprintf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v", bw, restart, multi, detect, plan), proto)
-						if !res.Finished || !res.Outcome.OK {
-							t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: finished %v, outcome %+v, note %q",
-								bw, restart, multi, detect, plan, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
-						}
-						if res.Stats.Unrecoverable == 0 && proto.Stats.OrderMismatches != 0 {
-							t.Errorf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v: %d TNs re-processed in another order than before the failure",
-								bw, restart, multi, detect, plan, proto.Stats.OrderMismatches)
-						}
+						res := runPlan(t, fmt.Sprintf("bandwidth %g, restart %s, multi_failure %v, detection %v, failures %+v", bw, restart, multi, detect, plan), cfg, pc)
 						if multi {
 							multiRuns++
 							if res.Stats.Unrecoverable > 0 {
@@ -153,10 +121,6 @@ func TestTimedPlanSearch(t *testing.T) {
 								lostLogs++
 							}
 						}
-						if note := res.Stats.UnrecoverableNote; multi && note != "" && !strings.Contains(note, " is lost") {
-							t.Errorf("bandwidth %g, restart %s, multi_failure, detection %v, failures %+v: %q: not a lost checkpoint or remote message log",
-								bw, restart, detect, plan, note)
-						}
 					}
 				}
 			}
@@ -164,4 +128,31 @@ func TestTimedPlanSearch(t *testing.T) {
 	}
 	t.Logf("%d of %d failure plans run; %d of the %d with multi_failure restarted from scratch, %d of them for a lost remote message log",
 		runs, i, fell, multiRuns, lostLogs)
+}
+
+// runPlan runs the plan searches' 4-node stencil on cfg under pc (with
+// TraceOrder) and checks what they check of every plan: the reference
+// answer; unless the run restarted from scratch, each TN re-processed with
+// the message it had before the failure; with multi_failure, a restart from
+// scratch only for a lost checkpoint or remote message log. label names the
+// plan in the errors.
+func runPlan(t *testing.T, label string, cfg sim.Config, pc Config) sim.Result {
+	t.Helper()
+	proto := mustNew(t, pc)
+	rt, err := sim.New(cfg, stencilJob(t, 4, 2, 40), proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := rt.Run()
+	simtest.AuditMemory(t, label, proto)
+	if !res.Finished || !res.Outcome.OK {
+		t.Errorf("%s: finished %v, outcome %+v, note %q", label, res.Finished, res.Outcome, res.Stats.UnrecoverableNote)
+	}
+	if res.Stats.Unrecoverable == 0 && proto.Stats.OrderMismatches != 0 {
+		t.Errorf("%s: %d TNs re-processed in another order than before the failure", label, proto.Stats.OrderMismatches)
+	}
+	if note := res.Stats.UnrecoverableNote; pc.MultiFailure && note != "" && !strings.Contains(note, " is lost") {
+		t.Errorf("%s: %q: not a lost checkpoint or remote message log", label, note)
+	}
+	return res
 }
