@@ -285,6 +285,12 @@ func burstPlans(rng *rand.Rand, ff sim.Time, nodes, n int, long bool) [][]scenar
 //     re-executed in another order and never regenerated the message that
 //     object 4 was replaying to: object 4 waited for ever. A gate now also
 //     reserves the TNs that live senders' logs hold for it.
+//   - coupled blocks after a restart from scratch (session 71, the coupled
+//     stencil, workload.coupled): mlog restarted from scratch after a
+//     failure it could not survive, and the catch-ups of the life before
+//     stayed; at the next failure every block waited for blocks that, to
+//     catch up, needed the stalled ones, and the run never ended. A
+//     rollback or a restart from scratch (NewEpoch) now drops them.
 func TestFailureBurstRegressions(t *testing.T) {
 	us := func(node int, at float64) scenarios.ScriptedFailure {
 		return scenarios.ScriptedFailure{Node: node, At: scenarios.Duration(at * float64(sim.Microsecond))}
@@ -329,6 +335,8 @@ func TestFailureBurstRegressions(t *testing.T) {
 	farmTwo := other("farm", "width=64", "height=64", "tile=8", "max_iter=200", "objects_per_node=2")
 	knapsackThree := other("dp", `problem="knapsack"`, "random_items=25", "capacity=1500", "objects_per_node=3")
 	tsp := other("dp", `problem="tsp"`, "random_cities=9")
+	coupledStencil := other("stencil", "nx=12", "ny=12", "nz=6", "iterations=15", "blocks_per_node=2", "reduce=true", "coupled=true")
+	mlogFastMultiCut := variant("mlog", `protocol.restart="fast"`, "protocol.multi_failure=true", `protocol.substep="1ns"`, period)
 	cases := []struct {
 		name, workload string
 		protocol       searchProtocol
@@ -370,6 +378,7 @@ func TestFailureBurstRegressions(t *testing.T) {
 		{"knapsack message lost to an undetected failure, with spares", "dp", abft, searchClusters[3], []scenarios.ScriptedFailure{us(2, 13.908), us(4, 27.983), us(3, 27.983), us(0, 33.613)}, knapsackThree},
 		{"sender failed before resending a TN", "dp", mlogFastMultiCPU, searchClusters[2], []scenarios.ScriptedFailure{us(3, 5.226), us(4, 20.007), us(3, 25.919), us(1, 31.831), us(4, 31.89)}, tsp},
 		{"cut of a handler that sent nothing", "dp", cprBuddyCut, searchClusters[0], []scenarios.ScriptedFailure{us(3, 70.628), us(3, 71.684), us(3, 71.895), us(1, 76.119), us(1, 76.119)}, knapsackThree},
+		{"coupled blocks after a restart from scratch", "stencil", mlogFastMultiCut, searchClusters[0], []scenarios.ScriptedFailure{us(0, 377.771), us(3, 378.267), us(3, 380.748), us(2, 380.748), us(2, 381.244)}, coupledStencil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

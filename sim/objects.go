@@ -240,7 +240,7 @@ func (rt *Runtime) Restore(id ObjID, n NodeID, s Snap) error {
 	o.inc++
 	rt.lost[id], o.migrating, o.needStart, o.queued = false, false, !s.Started, false
 	o.paused = false  // a restored object starts afresh; protocols pause it again if they need to
-	o.stalled = false // a rollback's: the objects it restores go on together
+	o.stalled = false // a lost object catches up rather than waits, and a rollback's objects go on together
 	for _, m := range s.Inbox {
 		o.inbox.push(m)
 	}

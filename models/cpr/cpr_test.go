@@ -10,6 +10,7 @@ import (
 	"ftsim/sim/simtest"
 	"ftsim/workloads/dp"
 	"ftsim/workloads/life"
+	"ftsim/workloads/stencil"
 	"ftsim/workloads/synthetic"
 )
 
@@ -552,5 +553,33 @@ func TestSubstepCheckpointsInsideSteps(t *testing.T) {
 				t.Fatalf("lost %v, want %v", lost, want)
 			}
 		})
+	}
+}
+
+// A coupled stencil (sim.Coupler) stalls the other blocks while a failed one
+// catches up; a coordinated rollback restores every block together, so under
+// cpr the coupling changes nothing: the same makespans with failures, at
+// buddy checkpoints cutting the 0.35 s steps.
+func TestCoupledChangesNoRollback(t *testing.T) {
+	stencilJob := func(coupled bool) sim.Workload {
+		p := stencil.DefaultParams()
+		p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 24, 24, 24, 12, 1
+		p.ModeledNX, p.ModeledNY, p.ModeledNZ = 240, 240, 240
+		p.PointOps, p.Reduce, p.Coupled = 100, true, coupled
+		w, err := stencil.New(p, 4, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	cfg := cluster()
+	cfg.SpareBoot = 50 * sim.Millisecond
+	cfg.Failures, cfg.Planned = sim.ScriptedFailures, []sim.ScriptedFailure{{Node: 1, At: 1430 * sim.Millisecond}, {Node: 2, At: 2650 * sim.Millisecond}}
+	pc := Config{Policy: PolicyFixed, Period: 100 * sim.Millisecond, Levels: []Level{{Buddy, 1}}, Substep: sim.Millisecond}
+	plain, _ := run(t, cfg, stencilJob(false), pc)
+	coupled, _ := run(t, cfg, stencilJob(true), pc)
+	if plain.Stats.Failures != 2 || coupled.Makespan != plain.Makespan || coupled.Stats.Checkpoints != plain.Stats.Checkpoints {
+		t.Errorf("coupled: %v, %d checkpoints; uncoupled: %v, %d checkpoints (%d failures)",
+			coupled.Makespan, coupled.Stats.Checkpoints, plain.Makespan, plain.Stats.Checkpoints, plain.Stats.Failures)
 	}
 }
