@@ -39,7 +39,8 @@ type catchUp struct {
 	inc     uint32
 }
 
-// noteLost records what object id, about to be lost, will have to redo.
+// noteLost records what object id, about to be lost, will have to redo. A
+// handler cut by an earlier stall counts as between handlers.
 func (rt *Runtime) noteLost(id ObjID) {
 	o := &rt.objs[id]
 	c := catchUp{obj: id, p: o.progress}
@@ -130,7 +131,12 @@ func (rt *Runtime) startedCatchingUp(id ObjID, d Time, rest bool) {
 	}
 	c.timed, c.inc = true, o.inc
 	rt.At(rt.eng.now+at, func() {
-		if k := rt.catchUpOf(id); k >= 0 && rt.catchUps[k].timed && rt.catchUps[k].inc == rt.objs[id].inc {
+		k := rt.catchUpOf(id)
+		switch {
+		case k < 0 || !rt.catchUps[k].timed:
+		case rt.catchUps[k].inc != rt.objs[id].inc:
+			rt.catchUps[k].timed = false // moved or restored meanwhile: timed again when it starts
+		default:
 			rt.caughtUp(k)
 		}
 	})
