@@ -71,9 +71,7 @@ func (rt *Runtime) stallOthers() {
 		id := ObjID(i)
 		if o := &rt.objs[i]; !rt.lost[i] && !o.stalled && rt.catchUpOf(id) < 0 {
 			o.stalled = true
-			if rt.cutStep > 0 && rt.scheduleCut(id) {
-				o.cutAsked = true
-			}
+			rt.CutObject(id)
 		}
 	}
 }
@@ -153,11 +151,4 @@ func (rt *Runtime) progressed(id ObjID) {
 	if p := rt.objs[id].progress; p > c.p || !c.running && p >= c.p {
 		rt.caughtUp(k)
 	}
-}
-
-// HandlerPending reports whether object id has a handler running, or the
-// rest of a cut one waiting.
-func (rt *Runtime) HandlerPending(id ObjID) bool {
-	o := &rt.objs[id]
-	return o.running || o.cut != nil
 }

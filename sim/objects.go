@@ -352,6 +352,13 @@ func (rt *Runtime) Started(id ObjID) bool { return !rt.objs[id].needStart }
 // Running reports whether object id's handler is on a core now.
 func (rt *Runtime) Running(id ObjID) bool { return rt.objs[id].running }
 
+// HandlerPending reports whether object id has a handler running, or the
+// rest of a cut one waiting.
+func (rt *Runtime) HandlerPending(id ObjID) bool {
+	o := &rt.objs[id]
+	return o.running || o.cut != nil
+}
+
 // Deliver queues an application message the protocol held back for its object,
 // on whatever node the object now lives. Messages for lost objects are dropped.
 func (rt *Runtime) Deliver(m *Message) {

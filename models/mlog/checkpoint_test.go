@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"ftsim/sim"
-	"ftsim/workloads/stencil"
 )
 
 // A checkpoint pauses the node's objects while their package is copied into
@@ -73,17 +72,6 @@ func TestCheckpointLogTo(t *testing.T) {
 // windows of SNs stay dense, and the answer is right), and the run under a
 // failure ends with the reference answer too.
 func TestSubstepKeepsThePeriod(t *testing.T) {
-	job := func() sim.Workload {
-		p := stencil.DefaultParams()
-		p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 24, 24, 24, 12, 1
-		p.ModeledNX, p.ModeledNY, p.ModeledNZ = 240, 240, 240
-		p.PointOps = 100 // 3.456 M points a block: 0.35 s a handler at 1 Gop/s
-		w, err := stencil.New(p, 4, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
 	run := func(substep sim.Time, fail bool) (sim.Result, Counters) {
 		cfg := testCluster(4)
 		if fail {
@@ -92,7 +80,7 @@ func TestSubstepKeepsThePeriod(t *testing.T) {
 		pc := DefaultConfig()
 		pc.Period, pc.Substep, pc.MultiFailure = 100*sim.Millisecond, substep, true
 		p := mustNew(t, pc)
-		res := runWith(t, cfg, job(), p)
+		res := runWith(t, cfg, longStepJob(t, false, false), p)
 		return res, p.Stats
 	}
 	whole, wc := run(0, false)

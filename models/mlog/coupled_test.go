@@ -7,15 +7,16 @@ import (
 	"ftsim/workloads/stencil"
 )
 
-// coupledJob is a 4-node stencil of 0.35 s handlers with a global sum every
-// iteration, coupled (sim.Coupler) or not.
-func coupledJob(t *testing.T, coupled bool) sim.Workload {
+// longStepJob is a 4-node stencil of 0.35 s handlers (macro-steps longer
+// than the tests' checkpoint periods), with a global sum every iteration
+// (reduce), coupled (sim.Coupler) or not.
+func longStepJob(t *testing.T, reduce, coupled bool) sim.Workload {
 	t.Helper()
 	p := stencil.DefaultParams()
 	p.NX, p.NY, p.NZ, p.Iterations, p.BlocksPerNode = 24, 24, 24, 12, 1
 	p.ModeledNX, p.ModeledNY, p.ModeledNZ = 240, 240, 240
 	p.PointOps = 100 // 3.456 M points a block: 0.35 s a handler at 1 Gop/s
-	p.Reduce, p.Coupled = true, coupled
+	p.Reduce, p.Coupled = reduce, coupled
 	w, err := stencil.New(p, 4, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestCoupledFailuresAddUp(t *testing.T) {
 		}
 		pc := DefaultConfig()
 		pc.Period, pc.Substep, pc.MultiFailure = 100*sim.Millisecond, sim.Millisecond, true
-		res := runWith(t, cfg, coupledJob(t, coupled), mustNew(t, pc))
+		res := runWith(t, cfg, longStepJob(t, true, coupled), mustNew(t, pc))
 		if res.Stats.Failures != len(fails) {
 			t.Fatalf("%d failures, want %d", res.Stats.Failures, len(fails))
 		}
